@@ -1,0 +1,124 @@
+"""A slim, cached read model of the active entries, for the hot paths (`add`, `search`).
+
+Compacting 10k entries costs more than the whole budget of `memsite add`, so after each full
+compaction the service saves what the hot paths need: every id, and for each active entry its
+category, normalized content, key, file, time, confidence and search tokens. It is stored in
+columns (plain lists) so that loading it creates no per-entry objects. The snapshot is keyed by
+the fingerprint of entries/ and trusted only when that matches the folder exactly; a writer
+that adds one entry updates it in place (its entry is the newest, so the compaction rules
+reduce to a few removals). Pure, apart from marshal (de)serialisation.
+"""
+
+from __future__ import annotations
+
+import marshal
+from dataclasses import dataclass, field, fields
+
+from memsite import __version__
+from memsite.compaction import Compaction
+from memsite.entry import CONFIDENCE_RANK, Entry
+from memsite.search import Corpus, entry_tokens, pack_tokens
+
+_VERSION = 2
+
+
+@dataclass
+class Snapshot:
+    """Active entries as columns, newest first, plus every id in the store."""
+
+    fingerprint: str
+    newest: float
+    ids: set[str]
+    id: list[str] = field(default_factory=list)
+    category: list[str] = field(default_factory=list)
+    normalized: list[str] = field(default_factory=list)
+    key: list[str | None] = field(default_factory=list)
+    filename: list[str] = field(default_factory=list)
+    created: list[float] = field(default_factory=list)
+    confidence: list[int] = field(default_factory=list)
+    tokens: list[str] = field(default_factory=list)
+    length: list[int] = field(default_factory=list)
+
+    def dump(self) -> bytes:
+        columns = [getattr(self, f.name) for f in fields(self)[3:]]
+        return marshal.dumps(
+            ((_VERSION, __version__), self.fingerprint, self.newest, sorted(self.ids), columns)
+        )
+
+    @classmethod
+    def load(cls, data: bytes) -> Snapshot | None:
+        try:
+            version, fingerprint, newest, ids, columns = marshal.loads(data)
+            if version != (_VERSION, __version__):
+                return None
+            return cls(fingerprint, newest, set(ids), *columns)
+        except (EOFError, ValueError, TypeError):
+            return None
+
+    def append(self, entry: Entry) -> None:
+        tokens = entry_tokens(entry)
+        self.id.append(entry.id)
+        self.category.append(entry.category)
+        self.normalized.append(entry.normalized)
+        self.key.append(entry.key)
+        self.filename.append(entry.filename)
+        self.created.append(entry.created.timestamp())
+        self.confidence.append(CONFIDENCE_RANK[entry.confidence])
+        self.tokens.append(pack_tokens(tokens))
+        self.length.append(len(tokens))
+
+    def rows(self, category: str | None = None) -> list[int]:
+        """Positions of the active entries, optionally of one category."""
+        if category is None:
+            return list(range(len(self.id)))
+        return [i for i, c in enumerate(self.category) if c == category]
+
+    def corpus(self, category: str | None = None) -> Corpus:
+        chosen = self.rows(category)
+        return Corpus(
+            tokens=[self.tokens[i] for i in chosen],
+            length=[self.length[i] for i in chosen],
+            created=[self.created[i] for i in chosen],
+            ref=[self.id[i] for i in chosen],
+            confidence=[self.confidence[i] for i in chosen],
+            file=[self.filename[i] for i in chosen],
+            line=[0] * len(chosen),
+            text=[""] * len(chosen),
+        )
+
+    def with_new_entry(self, entry: Entry, fingerprint: str) -> Snapshot | None:
+        """The snapshot after ``entry`` was written, or None when it cannot be derived.
+
+        Valid only for an entry newer than every other: it then wins its duplicate and key
+        groups and supersedes its targets, and nothing else changes.
+        """
+        created = entry.created.timestamp()
+        if created <= self.newest or entry.id in self.ids:
+            return None
+        targets = set(entry.supersedes)
+        keep = [
+            i
+            for i in range(len(self.id))
+            if self.id[i] not in targets
+            and not (
+                self.category[i] == entry.category
+                and (
+                    self.normalized[i] == entry.normalized
+                    or (entry.key is not None and self.key[i] == entry.key)
+                )
+            )
+        ]
+        updated = Snapshot(fingerprint, created, self.ids | {entry.id})
+        updated.append(entry)
+        for column in fields(self)[3:]:
+            old = getattr(self, column.name)
+            getattr(updated, column.name).extend(old[i] for i in keep)
+        return updated
+
+
+def build_snapshot(result: Compaction, fingerprint: str) -> Snapshot:
+    newest = max((e.created.timestamp() for e in result.entries), default=0.0)
+    snapshot = Snapshot(fingerprint, newest, set(result.by_id))
+    for entry in result.active():
+        snapshot.append(entry)
+    return snapshot

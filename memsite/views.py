@@ -1,0 +1,134 @@
+"""The read views: ``compacted/<category>.md`` and the token-budgeted ``index.md``. Pure.
+
+Same compaction in, same bytes out: no clock, no host data.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from memsite.compaction import Compaction
+from memsite.entry import Entry
+from memsite.tokens import estimate_tokens
+
+INDEX_HEADER = "<!-- Auto-generated. Do not edit. Rebuild: memsite compact -->\n"
+COMPACTED_HEADER = (
+    "<!-- Auto-generated from entries/ by memsite. Do not edit. Rebuild: memsite compact -->\n"
+)
+
+
+def category_title(name: str) -> str:
+    words = name.replace("-", " ").replace("_", " ").replace(".", " ").split()
+    title = " ".join(words)
+    return title[:1].upper() + title[1:]
+
+
+def one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def compacted_markdown(result: Compaction, category: str) -> str:
+    """The human view of one category: active entries, newest first."""
+    lines = [COMPACTED_HEADER, f"# {category_title(category)}\n", "\n"]
+    active = result.active(category)
+    if not active:
+        lines.append("_No active entries._\n")
+    for entry in active:
+        lines.append(_compacted_bullet(entry))
+    return "".join(lines)
+
+
+def _compacted_bullet(entry: Entry) -> str:
+    body = entry.content.strip().splitlines() or [""]
+    text = "\n  ".join(line.rstrip() for line in body)
+    meta = [entry.created.strftime("%Y-%m-%d"), entry.short_id]
+    if entry.key:
+        meta.insert(0, f"key: {entry.key}")
+    if entry.confidence != "medium":
+        meta.append(f"{entry.confidence} confidence")
+    tags = f" [{', '.join(entry.tags)}]" if entry.tags else ""
+    return f"- {text}{tags} ({' · '.join(meta)})\n"
+
+
+def compacted_files(result: Compaction) -> dict[str, str]:
+    """File name → text for every configured category and every category found in entries."""
+    return {f"{c}.md": compacted_markdown(result, c) for c in result.categories}
+
+
+def _index_priority(entries: list[Entry]) -> list[Entry]:
+    """Newest first, with low-confidence entries only after all the others."""
+    return [e for e in entries if e.confidence != "low"] + [
+        e for e in entries if e.confidence == "low"
+    ]
+
+
+def render_index(result: Compaction, weights: Mapping[str, float], budget: int) -> str:
+    """index.md within ``budget`` estimated tokens (DESIGN §7).
+
+    Each non-empty category gets floor(budget * w / sum w) of what the header leaves; entries
+    go in newest first (low confidence last), one that does not fit is skipped and later ones
+    are still tried; what a category leaves unused is pooled and offered to the others in
+    config order. The estimate of the whole final file never exceeds ``budget``.
+    """
+    sections: dict[str, list[Entry]] = {}
+    for category in result.categories:
+        active = result.active(category)
+        if active:
+            sections[category] = _index_priority(active)
+    available = budget - estimate_tokens(INDEX_HEADER)
+    if available <= 0 or not sections:
+        return INDEX_HEADER
+    total_weight = sum(weights.get(c, 1) for c in sections)
+    allowance = {c: int(available * weights.get(c, 1) // total_weight) for c in sections}
+    heading_cost = {c: estimate_tokens(_heading(c)) for c in sections}
+    chosen: dict[str, set[str]] = {c: set() for c in sections}
+    bullet_cost: dict[str, int] = {}
+
+    def fill(category: str, room: int) -> int:
+        """Add what fits into ``room`` tokens; return the room left."""
+        for entry in sections[category]:
+            if entry.id in chosen[category]:
+                continue
+            cost = bullet_cost.get(entry.id)
+            if cost is None:
+                cost = bullet_cost[entry.id] = estimate_tokens(_bullet(entry))
+            if not chosen[category]:
+                cost += heading_cost[category]
+            if cost <= room:
+                chosen[category].add(entry.id)
+                room -= cost
+        return room
+
+    pool = 0
+    for category in sections:
+        pool += fill(category, allowance[category])
+    pool += available - sum(allowance.values())
+    for category in sections:
+        pool = fill(category, pool)
+    text = _assemble(sections, chosen)
+    # The estimate is additive over lines; this guard keeps the promise even if it were not.
+    while estimate_tokens(text) > budget and any(chosen.values()):
+        last = next(c for c in reversed(sections) if chosen[c])
+        drop = next(e.id for e in reversed(sections[last]) if e.id in chosen[last])
+        chosen[last].discard(drop)
+        text = _assemble(sections, chosen)
+    return text
+
+
+def _heading(category: str) -> str:
+    return f"\n## {category_title(category)}\n"
+
+
+def _bullet(entry: Entry) -> str:
+    return f"- {one_line(entry.content)}\n"
+
+
+def _assemble(sections: Mapping[str, list[Entry]], chosen: Mapping[str, set[str]]) -> str:
+    parts = [INDEX_HEADER]
+    for category, entries in sections.items():
+        picked = [e for e in entries if e.id in chosen[category]]
+        if not picked:
+            continue
+        parts.append(_heading(category))
+        parts.extend(_bullet(e) for e in picked)
+    return "".join(parts)

@@ -1,0 +1,110 @@
+"""Shared fixtures: a fresh store per test and a runner that goes through `memsite`'s main()."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from memsite.cli import main
+from memsite.entry import build_entry, format_created
+from memsite.store import Store
+
+
+@dataclass
+class Result:
+    exit_code: int
+    stdout: str
+    stderr: str
+
+    def json(self) -> Any:
+        return json.loads(self.stdout)
+
+
+Invoke = Callable[..., Result]
+
+
+@pytest.fixture
+def store_root(tmp_path: Path) -> Path:
+    root, _ = Store.init(tmp_path / ".memsite")
+    return root.root
+
+
+@pytest.fixture
+def runner(store_root: Path, monkeypatch: pytest.MonkeyPatch) -> Invoke:
+    """Run `memsite ARGS` in-process against the test's store; returns exit code and output."""
+    monkeypatch.chdir(store_root.parent)
+    monkeypatch.delenv("MEMSITE_STORE", raising=False)
+    monkeypatch.delenv("MEMSITE_AGENT", raising=False)
+    monkeypatch.delenv("MEMSITE_SESSION", raising=False)
+
+    def invoke(
+        *args: str, input: str | None = None, env: Mapping[str, str] | None = None
+    ) -> Result:
+        cli_runner = CliRunner()
+        with cli_runner.isolation(input=input, env=dict(env or {})) as streams:
+            try:
+                main(list(args))
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else 1
+            out, err = streams[0].getvalue(), streams[1].getvalue()
+        return Result(code, out.decode(), err.decode())
+
+    return invoke
+
+
+def write_raw(store_root: Path, obj: Mapping[str, Any], name: str | None = None) -> Path:
+    """Plant an entry file as another tool or branch might have written it."""
+    name = name or f"{obj['created'][:19].replace(':', '-')}Z-{str(obj['id'])[:8]}.json"
+    path = store_root / "entries" / name
+    path.write_text(json.dumps(obj, indent=2), encoding="utf-8")
+    return path
+
+
+class Clock:
+    """A controllable clock for the service layer."""
+
+    def __init__(self, start: datetime | None = None) -> None:
+        self.moment = start or datetime(2026, 3, 7, 14, 30, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        return self.moment
+
+    def tick(self, **delta: float) -> datetime:
+        self.moment += timedelta(**delta) if delta else timedelta(seconds=1)
+        return self.moment
+
+
+def make_entry(
+    content: str,
+    category: str = "conventions",
+    created: datetime | str = "2026-03-07T14:30:00.000Z",
+    **fields: Any,
+) -> dict[str, Any]:
+    """An entry object as memsite would write it (ids and times are the caller's)."""
+    moment = created if isinstance(created, datetime) else None
+    obj = build_entry(
+        content=content,
+        category=category,
+        categories=[category],
+        created=moment or datetime(2000, 1, 1, tzinfo=UTC),
+        entry_id=fields.pop("id", None),
+        **fields,
+    )
+    if moment is None:
+        obj["created"] = created
+    else:
+        obj["created"] = format_created(moment)
+    return obj
+
+
+@pytest.fixture
+def clock() -> Iterator[Clock]:
+    yield Clock()

@@ -1,0 +1,45 @@
+"""The CLI stays light: the hot commands never import the heavy libraries."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+HEAVY = ("mkdocs", "material", "lunr", "mcp", "watchdog", "jinja2", "detect_secrets")
+
+
+def imported_modules(args: list[str], cwd: Path) -> set[str]:
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "memsite", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules = set()
+    for line in done.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            modules.add(line.rsplit("|", 1)[1].strip())
+    assert modules, "no -X importtime output"
+    return modules
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["add", "Use pnpm, never npm", "-c", "conventions"],
+        ["search", "pnpm"],
+        ["list"],
+        ["context"],
+    ],
+)
+def test_hot_commands_import_no_heavy_module(store_root: Path, args: list[str]) -> None:
+    modules = imported_modules(args, store_root.parent)
+    heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
+    assert heavy == []
+    assert "memsite.cli" in modules  # the check itself saw the program start
