@@ -29,6 +29,12 @@ from memsite.clikit import (
 )
 from memsite.errors import MemsiteError
 
+allow_secret_option = click.option(
+    "--allow-secret",
+    is_flag=True,
+    help="Write even though the text looks like a credential (a reviewed false positive).",
+)
+
 # Commands that live next to the code they drive; these modules import only click at load time.
 COMMAND_MODULES = ("memsite.site.commands", "memsite.agents_cli")
 
@@ -97,6 +103,7 @@ def init(ctx: click.Context, git_hook: bool, github_pages: bool, as_json: bool) 
 @click.option("--confidence", type=CONFIDENCE, help="high, medium (default) or low.")
 @click.option("--agent", envvar="MEMSITE_AGENT", help="Who writes this (default $MEMSITE_AGENT).")
 @click.option("--key", help="Subject of the fact; a newer entry with the same key wins.")
+@allow_secret_option
 @json_option
 @click.pass_context
 def add(
@@ -109,6 +116,7 @@ def add(
     confidence: str | None,
     agent: str | None,
     key: str | None,
+    allow_secret: bool,
     as_json: bool,
 ) -> None:
     """Write one fact. CONTENT may be - to read it from standard input."""
@@ -123,6 +131,7 @@ def add(
         confidence=confidence,
         agent=agent,
         key=key,
+        allow_secret=allow_secret,
     )
     print_write(answer, as_json)
 
@@ -145,15 +154,22 @@ def print_write(answer: dict[str, Any], as_json: bool) -> None:
 @click.argument("entry_id", metavar="ID")
 @click.argument("content")
 @click.option("--agent", envvar="MEMSITE_AGENT", help="Who writes this (default $MEMSITE_AGENT).")
+@allow_secret_option
 @json_option
 @click.pass_context
 def amend(
-    ctx: click.Context, entry_id: str, content: str, agent: str | None, as_json: bool
+    ctx: click.Context,
+    entry_id: str,
+    content: str,
+    agent: str | None,
+    allow_secret: bool,
+    as_json: bool,
 ) -> None:
     """Supersede entry ID with new CONTENT, keeping its category, key and tags."""
     if content == "-":
         content = sys.stdin.read()
-    print_write(get_memory(ctx).amend(entry_id, content, agent=agent), as_json)
+    memory = get_memory(ctx)
+    print_write(memory.amend(entry_id, content, agent=agent, allow_secret=allow_secret), as_json)
 
 
 @cli.command()
@@ -322,13 +338,15 @@ def prune(ctx: click.Context, before: str | None, dry_run: bool, as_json: bool) 
 
 @cli.command()
 @click.argument("text")
+@allow_secret_option
 @json_option
 @click.pass_context
-def log(ctx: click.Context, text: str, as_json: bool) -> None:
+def log(ctx: click.Context, text: str, allow_secret: bool, as_json: bool) -> None:
     """Append TEXT to today's daily log (session: $MEMSITE_SESSION, else 'default')."""
     if text == "-":
         text = sys.stdin.read()
-    answer = get_memory(ctx).log(text, os.environ.get("MEMSITE_SESSION") or None)
+    session = os.environ.get("MEMSITE_SESSION") or None
+    answer = get_memory(ctx).log(text, session, allow_secret=allow_secret)
     if as_json:
         emit_json(answer)
     else:

@@ -57,10 +57,21 @@ class Entry:
     raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
     # Derived once, at load: compaction and search use them for every entry.
     normalized: str = field(default="", compare=False, repr=False)
+    # Whether any text field might hold a secret (the cheap prefilter); None until asked.
+    suspect: bool | None = field(default=None, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.normalized:
             self.normalized = normalize(self.content)
+
+    def is_suspect(self) -> bool:
+        """Might a text field hold a secret? Decided once per entry, cached with the parse."""
+        if self.suspect is None:
+            from memsite.secrets import prefilter
+
+            texts = [self.content, *self.tags, self.key or "", self.reason or "", self.agent or ""]
+            self.suspect = any(prefilter(text) for text in texts if text)
+        return self.suspect
 
     @property
     def short_id(self) -> str:

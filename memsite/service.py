@@ -30,7 +30,18 @@ from memsite.entry import (
     parse_entry,
     split_tags,
 )
-from memsite.errors import AmbiguousIdError, EntryNotFoundError, InvalidInputError, MemsiteError
+from memsite.errors import (
+    AmbiguousIdError,
+    EntryNotFoundError,
+    InvalidInputError,
+    MemsiteError,
+    SecretFoundError,
+)
+from memsite.secrets import ALLOW_KEY, redact_object
+from memsite.secrets import describe as describe_secrets
+from memsite.secrets import entry_findings as entry_secret_findings
+from memsite.secrets import redact as redact_secrets
+from memsite.secrets import scan as scan_secrets
 from memsite.similarity import similar_pairs, similar_to, token_set
 from memsite.snapshot import Snapshot, build_snapshot
 from memsite.store import Scan, Store, clock, combine_stamps
@@ -50,7 +61,34 @@ class State:
 
 
 def _entry_json(entry: Entry, **extra: Any) -> dict[str, Any]:
-    return {**entry.raw, **extra}
+    """The on-disk object for output, with suspected secrets redacted (unless allowed)."""
+    shown = redact_object(entry.raw) if entry.is_suspect() else dict(entry.raw)
+    return {**shown, **extra}
+
+
+def _refuse_secrets(obj: Mapping[str, Any], allow: bool) -> bool:
+    """Raise if a field of a new entry looks like it holds a secret; True if one was allowed."""
+    found = False
+    for name in ("content", "key", "reason"):
+        value = obj.get(name)
+        if isinstance(value, str):
+            hits = scan_secrets(value)
+            if hits and not allow:
+                raise SecretFoundError(
+                    f"{describe_secrets(name, value, hits)}: remove it (use an environment "
+                    "variable or vault path instead), or pass --allow-secret "
+                    "(allow_secret=true over MCP) if it is a reviewed false positive"
+                )
+            found = found or bool(hits)
+    for tag in obj.get("tags") or []:
+        if scan_secrets(tag):
+            if not allow:
+                raise SecretFoundError(
+                    "a tag looks like a secret: remove it, or pass --allow-secret if it is a "
+                    "reviewed false positive"
+                )
+            found = True
+    return found
 
 
 class Memory:
@@ -163,8 +201,13 @@ class Memory:
         confidence: str | None = None,
         agent: str | None = None,
         key: str | None = None,
+        allow_secret: bool = False,
     ) -> dict[str, Any]:
-        """Write one entry, unless an active entry of the category already says the same."""
+        """Write one entry, unless an active entry of the category already says the same.
+
+        Content, tags, key and reason that look like they hold a credential are refused unless
+        ``allow_secret`` marks a reviewed false positive (recorded in the entry).
+        """
         warnings: list[str] = []
         snapshot = self.snapshot()
         targets: list[str] = []
@@ -191,6 +234,8 @@ class Memory:
             reason=reason,
             limits=self.config.limits,
         )
+        if _refuse_secrets(obj, allow_secret):
+            obj[ALLOW_KEY] = True
         replaced = set(targets)
         normalized = normalize(content)
         peers = [i for i in snapshot.rows(category) if snapshot.id[i] not in replaced]
@@ -227,7 +272,9 @@ class Memory:
         if updated is not None:
             self._save_snapshot(updated)
 
-    def amend(self, ref: str, content: str, *, agent: str | None = None) -> dict[str, Any]:
+    def amend(
+        self, ref: str, content: str, *, agent: str | None = None, allow_secret: bool = False
+    ) -> dict[str, Any]:
         """Supersede an entry with new content, keeping its category, key, tags and confidence."""
         old = self.resolve(ref)
         if old.category not in self.config.categories:
@@ -244,6 +291,7 @@ class Memory:
             agent=agent,
             key=old.key,
             reason="amended",
+            allow_secret=allow_secret,
         )
 
     def delete(self, ref: str) -> dict[str, Any]:
@@ -256,7 +304,9 @@ class Memory:
         revived = [e.id for e in after if e.id not in before]
         return {"status": "deleted", "id": entry.id, "path": str(path), "revived": revived}
 
-    def log(self, text: str, session: str | None = None) -> dict[str, Any]:
+    def log(
+        self, text: str, session: str | None = None, allow_secret: bool = False
+    ) -> dict[str, Any]:
         """Append a timestamped line to today's daily log of the session."""
         session = session or "default"
         check_name("session", session)
@@ -266,6 +316,7 @@ class Memory:
             raise InvalidInputError(
                 f"log text is over {self.config.limits.content_max} characters: shorten it"
             )
+        _refuse_secrets({"content": text}, allow_secret)
         path = self.store.append_log(text, session, self.now())
         return {"status": "logged", "path": str(path), "session": session}
 
@@ -342,7 +393,7 @@ class Memory:
                         "source": "daily",
                         "file": hit.file,
                         "line": hit.line,
-                        "text": hit.text,
+                        "text": redact_secrets(hit.text),
                         "score": hit.score,
                     }
                 )
@@ -500,6 +551,18 @@ class Memory:
                     "list: add it to memory.categories (weight 1 is used meanwhile)",
                 )
             )
+        for entry in result.entries:
+            for _, message in entry_secret_findings(entry.raw):
+                found.append(
+                    Finding(
+                        "secret",
+                        (entry.id,),
+                        (entry.filename,),
+                        f"{entry.short_id}: {message}; it is redacted everywhere memsite "
+                        "publishes: remove the entry (and rotate the credential if it reached "
+                        "git), or mark a false positive by rewriting it with --allow-secret",
+                    )
+                )
         limit = self.now() + MAX_FUTURE
         for entry in result.entries:
             if entry.created > limit:

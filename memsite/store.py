@@ -38,7 +38,7 @@ daily/
 """
 DAILY_RE = re.compile(r"(\d{4}-\d{2}-\d{2})-([a-z0-9][a-z0-9._-]{0,63})\.md")
 TEMP_MAX_AGE = 3600.0
-_CACHE_VERSION = 3
+_CACHE_VERSION = 4
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,7 @@ def _entry_to_cache(entry: Entry) -> tuple[Any, ...]:
         entry.reason,
         dict(entry.raw),
         entry.normalized,
+        entry.is_suspect(),
     )
 
 
@@ -91,6 +92,7 @@ def _entry_from_cache(row: tuple[Any, ...], filename: str) -> Entry:
         filename=filename,
         raw=row[11],
         normalized=row[12],
+        suspect=row[13],
     )
 
 

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 
 from memsite.compaction import Compaction
 from memsite.entry import Entry
+from memsite.secrets import is_allowed, redact
 from memsite.tokens import estimate_tokens
 
 INDEX_HEADER = "<!-- Auto-generated. Do not edit. Rebuild: memsite compact -->\n"
@@ -38,15 +39,24 @@ def compacted_markdown(result: Compaction, category: str) -> str:
     return "".join(lines)
 
 
+def public_text(entry: Entry) -> str:
+    """Entry content as it may be shown: suspected secrets redacted unless allowed."""
+    if not entry.is_suspect() or is_allowed(entry.raw):
+        return entry.content
+    return redact(entry.content)
+
+
 def _compacted_bullet(entry: Entry) -> str:
-    body = entry.content.strip().splitlines() or [""]
+    body = public_text(entry).strip().splitlines() or [""]
     text = "\n  ".join(line.rstrip() for line in body)
+    suspect = entry.is_suspect() and not is_allowed(entry.raw)
     meta = [entry.created.strftime("%Y-%m-%d"), entry.short_id]
     if entry.key:
-        meta.insert(0, f"key: {entry.key}")
+        meta.insert(0, f"key: {redact(entry.key) if suspect else entry.key}")
     if entry.confidence != "medium":
         meta.append(f"{entry.confidence} confidence")
-    tags = f" [{', '.join(entry.tags)}]" if entry.tags else ""
+    shown_tags = [redact(t) for t in entry.tags] if suspect else entry.tags
+    tags = f" [{', '.join(shown_tags)}]" if entry.tags else ""
     return f"- {text}{tags} ({' · '.join(meta)})\n"
 
 
@@ -120,7 +130,7 @@ def _heading(category: str) -> str:
 
 
 def _bullet(entry: Entry) -> str:
-    return f"- {one_line(entry.content)}\n"
+    return f"- {one_line(public_text(entry))}\n"
 
 
 def _assemble(sections: Mapping[str, list[Entry]], chosen: Mapping[str, set[str]]) -> str:
