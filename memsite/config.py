@@ -134,7 +134,7 @@ def parse_config(data: Mapping[str, Any], source: str, *, foreign: bool = False)
         limits = Limits(**values)
     for name in ("autoInjectTokenBudget", "dailyRetentionDays"):
         value = memory.get(name)
-        if _is(value, int) and value < 1:
+        if isinstance(value, int) and not isinstance(value, bool) and value < 1:
             problems.append(f"'memory.{name}' must be at least 1")
     if problems:
         raise ConfigError(f"{source}: " + "; ".join(problems))

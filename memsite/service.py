@@ -6,6 +6,7 @@ Each method takes plain values and returns JSON-ready values; problems are raise
 
 from __future__ import annotations
 
+import builtins
 import hashlib
 import json
 import os
@@ -347,7 +348,7 @@ class Memory:
         tag: str | None = None,
         include_all: bool = False,
         limit: int | None = None,
-    ) -> list[dict[str, Any]]:
+    ) -> builtins.list[dict[str, Any]]:
         result = self.state().result
         if category is not None:
             check_name("category", category)
@@ -371,7 +372,7 @@ class Memory:
         limit: int = 20,
         include_all: bool = False,
         daily: bool = False,
-    ) -> list[dict[str, Any]]:
+    ) -> builtins.list[dict[str, Any]]:
         from memsite.search import entry_corpus, rank
 
         if not query.strip():
@@ -385,7 +386,7 @@ class Memory:
             corpus = self.snapshot().corpus(category)
         if daily:
             self._add_daily_lines(corpus)
-        out: list[dict[str, Any]] = []
+        out: builtins.list[dict[str, Any]] = []
         for hit in rank(corpus, query, self.now(), limit=max(limit, 0)):
             if not hit.ref:
                 out.append(
@@ -459,8 +460,8 @@ class Memory:
         state = self.state()
         result = state.result
         files = compacted_files(result)
-        written: list[str] = []
-        removed: list[str] = []
+        written: builtins.list[str] = []
+        removed: builtins.list[str] = []
         try:
             for name, text in files.items():
                 if self.store.write_derived(self.store.compacted_dir / name, text.encode()):
@@ -515,10 +516,10 @@ class Memory:
 
     # --- review, status, prune --------------------------------------------------------------
 
-    def findings(self) -> list[Finding]:
+    def findings(self) -> builtins.list[Finding]:
         state = self.state()
         result = state.result
-        found: list[Finding] = [
+        found: builtins.list[Finding] = [
             Finding("invalid_file", (), (f.filename,), f"{f.filename}: {f.message}; skipped")
             for f in state.scan.invalid
         ]
@@ -603,11 +604,11 @@ class Memory:
             "findings": len(self.findings()),
         }
 
-    def _expired_logs(self) -> list[Path]:
+    def _expired_logs(self) -> builtins.list[Path]:
         cutoff = self.now().date() - timedelta(days=self.config.daily_retention_days)
         return [path for day, path in self.store.daily_logs() if day < cutoff]
 
-    def _prune_daily(self, dry_run: bool) -> list[str]:
+    def _prune_daily(self, dry_run: bool) -> builtins.list[str]:
         pruned = []
         for path in self._expired_logs():
             if not dry_run:
@@ -617,7 +618,7 @@ class Memory:
 
     def prune(self, before: date | None = None, dry_run: bool = False) -> dict[str, Any]:
         """Delete expired daily logs; with ``before``, inactive entries created before it too."""
-        entries: list[str] = []
+        entries: builtins.list[str] = []
         if before is not None:
             doomed = self._prunable(before)
             result = self.state().result
