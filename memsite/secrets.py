@@ -12,7 +12,15 @@ Two tiers, because importing detect-secrets costs ~150 ms and `memsite add` has 
   only when the prefilter finds a candidate, or when ``full=True`` (review, build).
 
 Distinctive vendor prefixes the library has no plugin for (e.g. Google API keys) are trusted
-from the prefilter alone. No function here ever returns or formats a secret's value.
+from the prefilter alone, and so are passwords in URLs (the library's pattern skips legal
+characters such as "!"). The prefilter also mirrors the library's patterns that have no
+distinctive literal (Twilio, Mailchimp, Discord, Telegram): whatever the full scan finds, the
+prefilter must let through, or a view would publish what ``review`` reports (Artifactory's
+API-key pattern is mirrored for the same reason; its "AP…" password pattern, which takes
+invoice numbers, is ignored). Values that only
+name a secret (``${DB_PASSWORD}``, ``os.environ[…]``, ``<paste here>``) and labelled public
+digests and keys (``h1:…``, ``SHA256:…``, ``ssh-ed25519 AAAA…``) are not findings.
+No function here ever returns or formats a secret's value.
 """
 
 from __future__ import annotations
@@ -29,12 +37,12 @@ ALLOW_KEY = "allow_secret"
 
 # Distinctive formats: a match is a finding even without the library's confirmation. Each has
 # the literals one of which it must contain: a substring test (fast, in C) decides whether the
-# regex is worth running.
+# regex is worth compiling and running.
 _SHAPES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "aws-access-key",
-        ("AKIA", "ASIA", "ABIA", "ACCA"),
-        r"\b(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}\b",
+        ("AKIA", "ASIA", "ABIA", "ACCA", "A3T"),
+        r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[0-9A-Z]{16}\b",
     ),
     (
         "github-token",
@@ -52,8 +60,15 @@ _SHAPES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     (
         "private-key",
         ("PRIVATE KEY",),
-        r"-----BEGIN[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----"
-        r"(?:[\s\S]*?-----END[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)",
+        # PEM ("-----BEGIN RSA PRIVATE KEY-----") and SSH2 ("---- BEGIN SSH2 … ----") armour;
+        # an unterminated block runs to the end of the text.
+        r"-{4,5} ?BEGIN[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)? ?-{4,5}"
+        r"(?:[\s\S]*?-{4,5} ?END[A-Z0-9 ]{0,30}PRIVATE KEY(?: BLOCK)? ?-{4,5}|[\s\S]*)",
+    ),
+    (
+        "private-key",
+        ("PuTTY-User-Key-File-",),
+        r"PuTTY-User-Key-File-\d+:[\s\S]*?(?:Private-MAC: *[0-9a-fA-F]+|$)",
     ),
     (
         "json-web-token",
@@ -65,16 +80,46 @@ _SHAPES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("pypi-token", ("pypi-",), r"\bpypi-AgE[A-Za-z0-9_-]{50,}"),
     ("sendgrid-api-key", ("SG.",), r"\bSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}\b"),
     ("openai-token", ("sk-",), r"\bsk-(?:proj-|ant-[a-z0-9]+-)?[A-Za-z0-9_-]{20,}"),
+    # The library's own patterns for formats without a distinctive literal: the prefilter must
+    # see everything its confirmation step would find.
+    ("twilio-api-key", ("AC", "SK"), r"(?:AC|SK)[a-z0-9]{32}"),
+    ("mailchimp-access-key", ("-us",), r"[0-9a-z]{32}-us[0-9]{1,2}"),
+    (
+        "discord-bot-token",
+        (".",),
+        r"[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27}",
+    ),
+    ("telegram-bot-token", (":",), r"\d{8,10}:[0-9A-Za-z_-]{35}"),
+    ("artifactory-credentials", ("AKC",), r"(?:(?<=[\s=:\"])|^)AKC[a-zA-Z0-9]{10,}(?=[\s\"]|$)"),
 )
+# user:password@ in a URL. The password alone is the finding (when it is not a placeholder): the
+# library's pattern skips passwords holding RFC 3986 sub-delimiters ("!", "*", "$"…), which
+# are legal there.
+_URL_CREDENTIALS = r"://[^\s/:@]*:([^\s/@]+)@"
+_PLACEHOLDER_WORDS = frozenset({"pass", "passwd", "password", "pwd", "secret", "token"})
 # Candidates that need the library to confirm them.
-_URL_CREDENTIALS = re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@]+:[^\s/@]+@")
-_ASSIGNMENT = re.compile(
+_ASSIGNMENT = (
     r"(?i:pass(?:word|wd|phrase)?|secret|token|api[_-]?key|access[_-]?key|credential|auth"
     r"|private[_-]?key|accountkey)[\w.-]*[\"']?\s*(?:[:=]|=>)\s*[\"']?([^\s\"']+)"
 )
 _KEYWORDS = ("pass", "secret", "token", "key", "credential", "auth")
-_SHAPE_RES = tuple((kind, needles, re.compile(pattern)) for kind, needles, pattern in _SHAPES)
-_RUN = re.compile(r"(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_=-]{32,}")
+# "=" only as trailing padding, so that in "name=VALUE" the run is VALUE alone.
+_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,}=*")
+# A run right after one of these is a published digest or public key, not a secret: go.sum
+# "h1:", SSH fingerprints "SHA256:", "sha512:" digests, "ssh-ed25519 AAAA…" public keys.
+_PUBLIC_LABEL = (
+    r"(?i:\b(?:sha(?:1|224|256|384|512)|sha3-(?:256|512)|md5|h1|blake2[bs]?|blake3)[:-]"
+    r"|\b(?:ssh-(?:rsa|dss|ed25519)|ecdsa-sha2-nistp(?:256|384|521)"
+    r"|sk-(?:ssh-ed25519|ecdsa-sha2-nistp256)@openssh\.com)\s+)$"
+)
+# A value naming where the secret comes from, not the secret: os.environ[…], getenv(…),
+# process.env.DB_PASSWORD, settings.SECRET, DB_PASSWORD.
+_REFERENCE = (
+    r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:[\[(].*)?|[A-Za-z_]\w*[\[(].*|[A-Z]+(?:_[A-Z0-9]+)*"
+)
+# Library matches that are ordinary text: Artifactory's "AP<hex><8+ alnum>" password pattern
+# takes invoice and order numbers ("AP20240517001").
+_IGNORED_VALUE = r"AP[\dABCDEF][a-zA-Z0-9]{8,}"
 _SRI = re.compile(r"sha(?:1|256|384|512)-", re.IGNORECASE)
 ENTROPY_LIMIT = 4.5
 _SKIPPED_PLUGINS = {
@@ -94,37 +139,66 @@ class SecretHit:
     end: int
 
 
+@cache
+def _re(pattern: str) -> re.Pattern[str]:
+    """Compile on first use: most texts never need most patterns, and import stays cheap."""
+    return re.compile(pattern)
+
+
 def prefilter(text: str) -> bool:
     """True when ``text`` might hold a secret: cheap, run on every write and every output.
 
     Substring tests (fast, in C) decide which of the regexes are worth running at all.
     """
-    if any(match_shape(text)) or ("://" in text and _URL_CREDENTIALS.search(text)):
+    if any(match_shape(text)) or (
+        "://" in text
+        and any(not placeholder(m.group(1)) for m in _re(_URL_CREDENTIALS).finditer(text))
+    ):
         return True
     if (
         ("=" in text or ":" in text)
         and any(word in text.lower() for word in _KEYWORDS)
-        and any(credential_like(m.group(1)) for m in _ASSIGNMENT.finditer(text))
+        and any(credential_like(m.group(1)) for m in _re(_ASSIGNMENT).finditer(text))
     ):
         return True
-    return len(text) >= 32 and any(high_entropy(m.group()) for m in _RUN.finditer(text))
+    return len(text) >= 32 and any(_entropy_runs(text))
 
 
 def match_shape(text: str) -> Iterator[SecretHit]:
     """Spans of the distinctive token formats in ``text``."""
-    for kind, needles, pattern in _SHAPE_RES:
+    for kind, needles, pattern in _SHAPES:
         if any(needle in text for needle in needles):
-            for m in pattern.finditer(text):
+            for m in _re(pattern).finditer(text):
                 yield SecretHit(kind, m.start(), m.end())
+
+
+def url_credentials(text: str) -> Iterator[SecretHit]:
+    """Spans of the passwords in ``scheme://user:password@`` URLs (placeholders left out)."""
+    if "://" in text:
+        for m in _re(_URL_CREDENTIALS).finditer(text):
+            if credential_like(m.group(1)):
+                yield SecretHit("basic-auth-credentials", m.start(1), m.end(1))
+
+
+def placeholder(value: str) -> bool:
+    """A stand-in for a value ("${DB_PASSWORD}", "<token>", "****", "password"), not one."""
+    value = value.strip("\"'`,;")
+    return (
+        not value
+        or value[0] in "$<{%("
+        or set(value) <= {"*", "x", "X", "."}
+        or value.lower() in _PLACEHOLDER_WORDS
+    )
 
 
 def credential_like(value: str) -> bool:
     """Could this assigned value be a real credential (not a word, path or placeholder)?"""
     value = value.strip("\"'`,;")
-    if len(value) < 6 or value[0] in "$<{%(" or set(value) <= {"*", "x", "X", "."}:
+    if len(value) < 6 or placeholder(value) or "://" in value or _re(_REFERENCE).fullmatch(value):
         return False
     has_digit = any(c.isdigit() for c in value)
-    has_symbol = any(not c.isalnum() for c in value)
+    # Path and identifier punctuation alone ("tests/test_x.py", "my-app.name") is not enough.
+    has_symbol = any(not c.isalnum() and c not in "/._-" for c in value)
     mixed = any(c.islower() for c in value) and any(c.isupper() for c in value)
     return has_digit or has_symbol or mixed
 
@@ -140,6 +214,15 @@ def high_entropy(run: str) -> bool:
         and any(c.isdigit() for c in value)
     )
     return mixed and shannon_entropy(value) >= ENTROPY_LIMIT
+
+
+def _entropy_runs(text: str) -> Iterator[re.Match[str]]:
+    """High-entropy runs of ``text`` that no public label (digest, public key) introduces."""
+    for m in _RUN.finditer(text):
+        if high_entropy(m.group()) and not _re(_PUBLIC_LABEL).search(
+            text, max(0, m.start() - 40), m.start()
+        ):
+            yield m
 
 
 def slug(secret_type: str) -> str:
@@ -158,11 +241,8 @@ def _library() -> tuple[list[Any], Any, Any]:
     from detect_secrets.plugins.keyword import KeywordDetector
     from detect_secrets.util.code_snippet import get_code_snippet
 
-    plugins = [
-        cls()
-        for cls in get_mapping_from_secret_type_to_class().values()
-        if cls.__name__ not in _SKIPPED_PLUGINS
-    ]
+    classes: list[Any] = list(get_mapping_from_secret_type_to_class().values())
+    plugins = [cls() for cls in classes if cls.__name__ not in _SKIPPED_PLUGINS]
     return plugins, KeywordDetector(), get_code_snippet
 
 
@@ -174,16 +254,24 @@ def _library_values(text: str) -> Iterator[tuple[str, str]]:
             continue
         for plugin in plugins:
             for value in plugin.analyze_string(line):
-                yield slug(plugin.secret_type), value
+                # A credential holds no space, but some patterns run on to the end of the line
+                # (npm's .npmrc one); private-key values are armour markers, kept whole.
+                if plugin.secret_type != "Private Key" and value.split():
+                    value = value.split()[0]
+                if not placeholder(value) and not _re(_IGNORED_VALUE).fullmatch(value):
+                    yield slug(plugin.secret_type), value
         context = snippet([line], 1)
         for found in keyword.analyze_line(
             filename="memsite.yaml", line=line, line_number=1, context=context
         ):
-            if found.secret_value and credential_like(found.secret_value):
-                yield "secret-keyword", found.secret_value
-        for match in _RUN.finditer(line):
-            if high_entropy(match.group()):
-                yield "high-entropy-string", match.group().rstrip("=")
+            # In its config mode the detector takes the rest of the line ("see 1Password
+            # (vault …)"): the first word is the value.
+            words = (found.secret_value or "").split()
+            value = words[0].strip("\"'`,;") if words else ""
+            if credential_like(value):
+                yield "secret-keyword", value
+        for match in _entropy_runs(line):
+            yield "high-entropy-string", match.group().rstrip("=")
 
 
 def scan(text: str, *, full: bool = False) -> list[SecretHit]:
@@ -193,11 +281,13 @@ def scan(text: str, *, full: bool = False) -> list[SecretHit]:
     """
     if not text or (not full and not prefilter(text)):
         return []
-    spans = list(match_shape(text))
+    spans = [*match_shape(text), *url_credentials(text)]
     for kind, value in _library_values(text):
         if len(value) < 4:
             continue
-        for m in re.finditer(re.escape(value), text):
+        # A URL password is replaced where it stands (before "@"), not wherever the word occurs.
+        pattern = re.escape(value) + ("(?=@)" if kind == "basic-auth-credentials" else "")
+        for m in re.finditer(pattern, text):
             spans.append(SecretHit(kind, m.start(), m.end()))
     # Longest first at each position; drop what an earlier span already covers.
     spans.sort(key=lambda h: (h.start, -h.end))

@@ -70,7 +70,7 @@ def _entry_json(entry: Entry, **extra: Any) -> dict[str, Any]:
 def _refuse_secrets(obj: Mapping[str, Any], allow: bool) -> bool:
     """Raise if a field of a new entry looks like it holds a secret; True if one was allowed."""
     found = False
-    for name in ("content", "key", "reason"):
+    for name in ("content", "key", "reason", "agent"):
         value = obj.get(name)
         if isinstance(value, str):
             hits = scan_secrets(value)
@@ -82,11 +82,12 @@ def _refuse_secrets(obj: Mapping[str, Any], allow: bool) -> bool:
                 )
             found = found or bool(hits)
     for tag in obj.get("tags") or []:
-        if scan_secrets(tag):
+        hits = scan_secrets(tag)
+        if hits:
             if not allow:
                 raise SecretFoundError(
-                    "a tag looks like a secret: remove it, or pass --allow-secret if it is a "
-                    "reviewed false positive"
+                    f"{describe_secrets('a tag', tag, hits)}: remove it, or pass --allow-secret "
+                    "if it is a reviewed false positive"
                 )
             found = True
     return found
@@ -209,6 +210,13 @@ class Memory:
         Content, tags, key and reason that look like they hold a credential are refused unless
         ``allow_secret`` marks a reviewed false positive (recorded in the entry).
         """
+        tags = list(tags)
+        raw_tags = [t.strip() for value in tags for t in value.split(",") if t.strip()]
+        # Before any validation, so that no error message can echo a pasted credential.
+        allowed = _refuse_secrets(
+            {"content": content, "key": key, "reason": reason, "agent": agent, "tags": raw_tags},
+            allow_secret,
+        )
         warnings: list[str] = []
         snapshot = self.snapshot()
         targets: list[str] = []
@@ -235,7 +243,7 @@ class Memory:
             reason=reason,
             limits=self.config.limits,
         )
-        if _refuse_secrets(obj, allow_secret):
+        if allowed:
             obj[ALLOW_KEY] = True
         replaced = set(targets)
         normalized = normalize(content)
@@ -335,7 +343,7 @@ class Memory:
                     "id": e.id,
                     "created": e.raw["created"],
                     "status": result.status[e.id],
-                    "content": e.content,
+                    "content": _entry_json(e)["content"],
                 }
                 for e in result.chain(entry.id)
             ],
