@@ -43,7 +43,7 @@ from memsite.secrets import describe as describe_secrets
 from memsite.secrets import entry_findings as entry_secret_findings
 from memsite.secrets import redact as redact_secrets
 from memsite.secrets import scan as scan_secrets
-from memsite.similarity import similar_pairs, similar_to, token_set
+from memsite.similarity import NEAR_DUPLICATE_THRESHOLD, similar_pairs, similar_to, token_set
 from memsite.snapshot import Snapshot, build_snapshot
 from memsite.store import Scan, Store, clock, combine_stamps
 
@@ -257,8 +257,15 @@ class Memory:
                     "near_duplicates": [],
                     "warnings": warnings,
                 }
-        candidates = [(snapshot.id[i], token_set(snapshot.normalized[i])) for i in peers]
-        near = similar_to(token_set(normalized), candidates)
+        mine = token_set(normalized)
+        # Jaccard ≥ t needs set sizes within a factor t: filter on the stored sizes first.
+        low, high = len(mine) * NEAR_DUPLICATE_THRESHOLD, len(mine) / NEAR_DUPLICATE_THRESHOLD
+        candidates = [
+            (snapshot.id[i], token_set(snapshot.normalized[i]))
+            for i in peers
+            if low <= snapshot.words[i] <= high
+        ]
+        near = similar_to(mine, candidates)
         path, obj = self.store.write_entry(obj)
         self._invalidate()
         self._extend_snapshot(snapshot, path, obj)

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field, fields
 
 from memsite import __version__
 from memsite.compaction import Compaction
-from memsite.entry import CONFIDENCE_RANK, Entry
+from memsite.entry import CONFIDENCE_RANK, Entry, word_tokens
 from memsite.search import Corpus, entry_tokens, pack_tokens
 
-_VERSION = 2
+_VERSION = 3
 
 
 @dataclass
@@ -38,6 +38,7 @@ class Snapshot:
     confidence: list[int] = field(default_factory=list)
     tokens: list[str] = field(default_factory=list)
     length: list[int] = field(default_factory=list)
+    words: list[int] = field(default_factory=list)  # distinct content words (near-dup filter)
 
     def dump(self) -> bytes:
         columns = [getattr(self, f.name) for f in fields(self)[3:]]
@@ -66,6 +67,7 @@ class Snapshot:
         self.confidence.append(CONFIDENCE_RANK[entry.confidence])
         self.tokens.append(pack_tokens(tokens))
         self.length.append(len(tokens))
+        self.words.append(len(set(word_tokens(entry.normalized))))
 
     def rows(self, category: str | None = None) -> list[int]:
         """Positions of the active entries, optionally of one category."""
