@@ -154,7 +154,11 @@ class Store:
                 created.append(str(store.config_path))
             gitignore = root / ".gitignore"
             if not gitignore.exists():
-                gitignore.write_text(GITIGNORE, encoding="utf-8")
+                text = GITIGNORE
+                with contextlib.suppress(MemsiteError):
+                    if store.load_config().track_daily:  # daily logs are then shared in git
+                        text = text.replace("daily/\n", "")
+                gitignore.write_text(text, encoding="utf-8")
                 created.append(str(gitignore))
         except OSError as exc:
             raise MemsiteError(f"cannot create the store at {root}: {exc.strerror}") from None

@@ -411,3 +411,12 @@ def test_help_and_version(runner: Invoke) -> None:
     assert result.exit_code == 0 and "compact" in result.stdout
     assert runner("--version").stdout.startswith("memsite, version ")
     assert runner("add", "--help").exit_code == 0
+
+
+def test_init_tracks_daily_logs_when_configured(tmp_path: Path, runner: Invoke) -> None:
+    target = tmp_path / "tracked" / ".memsite"
+    target.mkdir(parents=True)
+    (target / "config.json").write_text(json.dumps({"memory": {"trackDaily": True}}))
+    assert runner("--store", str(target), "init").exit_code == 0
+    ignored = (target / ".gitignore").read_text().splitlines()
+    assert "daily/" not in ignored and "index.md" in ignored
