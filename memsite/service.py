@@ -7,10 +7,13 @@ Each method takes plain values and returns JSON-ready values; problems are raise
 from __future__ import annotations
 
 import builtins
+import contextlib
 import hashlib
 import json
+import marshal
 import os
 import re
+import zlib
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
@@ -53,6 +56,7 @@ if TYPE_CHECKING:
 _ID_INPUT_RE = re.compile(r"[0-9a-f][0-9a-f-]{3,35}")
 STATE_FILE = "state.json"
 SNAPSHOT_FILE = "snapshot.marshal"
+SECRETS_FILE = "secrets.marshal"
 
 
 @dataclass
@@ -567,18 +571,7 @@ class Memory:
                     "list: add it to memory.categories (weight 1 is used meanwhile)",
                 )
             )
-        for entry in result.entries:
-            for _, message in entry_secret_findings(entry.raw):
-                found.append(
-                    Finding(
-                        "secret",
-                        (entry.id,),
-                        (entry.filename,),
-                        f"{entry.short_id}: {message}; it is redacted everywhere memsite "
-                        "publishes: remove the entry (and rotate the credential if it reached "
-                        "git), or mark a false positive by rewriting it with --allow-secret",
-                    )
-                )
+        found.extend(self.secret_findings())
         limit = self.now() + MAX_FUTURE
         for entry in result.entries:
             if entry.created > limit:
@@ -592,6 +585,57 @@ class Memory:
                     )
                 )
         return found
+
+    def secret_findings(self) -> builtins.list[Finding]:
+        """Entries whose full detect-secrets scan finds something (and that are not allowed).
+
+        The full scan costs ~0.2 ms a text, so its verdicts are cached per entry file and text.
+        """
+        path = self.store.cache_dir / SECRETS_FILE
+        try:
+            version, cached = marshal.loads(path.read_bytes())
+            if version != (1, __version__) or not isinstance(cached, dict):
+                cached = {}
+        except (OSError, EOFError, ValueError, TypeError):
+            cached = {}
+        fresh: dict[str, tuple[int, builtins.list[str]]] = {}
+        found: builtins.list[Finding] = []
+        for entry in self.state().result.entries:
+            digest = zlib.crc32(repr(sorted(entry.raw.items())).encode())
+            hit = cached.get(entry.filename)
+            if hit is not None and hit[0] == digest:
+                messages = hit[1]
+            else:
+                messages = [message for _, message in entry_secret_findings(entry.raw)]
+            fresh[entry.filename] = (digest, messages)
+            found.extend(
+                Finding(
+                    "secret",
+                    (entry.id,),
+                    (entry.filename,),
+                    f"{entry.short_id}: {message}; it is redacted everywhere memsite "
+                    "publishes: remove the entry (and rotate the credential if it reached "
+                    "git), or mark a false positive by rewriting it with --allow-secret",
+                )
+                for message in messages
+            )
+        if fresh != cached:
+            with contextlib.suppress(OSError):
+                self.store.cache_dir.mkdir(exist_ok=True)
+                self.store.write_derived(path, marshal.dumps(((1, __version__), fresh)))
+        return found
+
+    def refuse_unreviewed_secrets(self, action: str) -> None:
+        """Stop ``action`` (a publishing command) while a suspected secret is in the memory."""
+        secrets_found = self.secret_findings()
+        if secrets_found:
+            ids = sorted({f.ids[0][:8] for f in secrets_found})
+            shown = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
+            raise MemsiteError(
+                f"{action} refuses to publish: {len(ids)} entries hold suspected secrets "
+                f"({shown}); see `memsite review`, then delete each (rotate the credential if it "
+                "reached git) or rewrite a reviewed false positive with --allow-secret"
+            )
 
     def review(self) -> dict[str, Any]:
         return {"findings": [f.as_dict() for f in self.findings()]}

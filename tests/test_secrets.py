@@ -436,3 +436,36 @@ def test_add_of_a_suspect_fact_imports_detect_secrets_to_confirm(store_root: Pat
     code, modules = imported_modules(["add", fact, "-c", "operations"], store_root.parent)
     assert code == 1
     assert any(m.split(".")[0] == "detect_secrets" for m in modules)
+
+
+def test_strict_build_and_gh_deploy_refuse_while_a_secret_is_present(
+    runner: Invoke, store_root: Path, tmp_path: Path
+) -> None:
+    fake = FAKE_SECRETS[0]
+    write_raw(
+        store_root,
+        make_entry(fake.fact, category="operations", id="5ec7e700-0000-4000-8000-000000000001"),
+    )
+    result = runner("build", "--strict", "--site-dir", str(tmp_path / "out"))
+    assert result.exit_code == 1
+    assert "refuses to publish" in result.stderr and "5ec7e700" in result.stderr
+    assert fake.value not in result.stderr + result.stdout
+    assert not (tmp_path / "out").exists()
+    bare = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(bare)], check=True)
+    subprocess.run(["git", "init", "-q", str(store_root.parent)], check=True)
+    subprocess.run(
+        ["git", "-C", str(store_root.parent), "remote", "add", "origin", str(bare)], check=True
+    )
+    deploy = runner("gh-deploy")
+    assert deploy.exit_code == 1 and "refuses to publish" in deploy.stderr
+    branches = subprocess.run(
+        ["git", "-C", str(bare), "branch", "--list"], capture_output=True, text=True, check=True
+    )
+    assert branches.stdout == ""  # nothing was pushed
+    # once the team marks it a reviewed false positive, the strict build goes through
+    runner("delete", "5ec7e700")
+    marked = make_entry(fake.fact, category="operations", id="5ec7e700-0000-4000-8000-000000000002")
+    marked["allow_secret"] = True
+    write_raw(store_root, marked)
+    assert runner("build", "--strict", "--site-dir", str(tmp_path / "out")).exit_code == 0

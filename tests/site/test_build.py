@@ -1,0 +1,231 @@
+"""`memsite build` on the demo store: strict, complete, every link resolving, history both ways."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from memsite.compaction import ACTIVE
+from tests.conftest import Invoke
+from tests.site.conftest import (
+    Built,
+    broken_links,
+    build,
+    copy_demo,
+    html_pages,
+    parse_page,
+    resolve_link,
+)
+
+
+def entry_links(site: Path, entry_id: str) -> set[str]:
+    """Ids of the entries an entry page links to."""
+    page = parse_page(site, site / "entries" / entry_id / "index.html")
+    found = set()
+    for _, attr, value in page.links:
+        target = resolve_link(site, page.url, value)
+        if attr == "href" and target is not None and target.parent.parent.name == "entries":
+            found.add(target.parent.name)
+    return found - {entry_id}
+
+
+def test_demo_builds_strict_through_the_cli(runner: Invoke, tmp_path: Path) -> None:
+    store = copy_demo(tmp_path / "cli")
+    out = tmp_path / "out"
+    result = runner("--store", str(store), "build", "--strict", "--site-dir", str(out), "--json")
+    assert result.exit_code == 0, result.stderr
+    answer = result.json()
+    assert answer["entries"] == 64
+    assert answer["warnings"] == []
+    assert (out / "index.html").is_file()
+    assert result.stderr == ""  # no progress counter with --json, no warnings
+
+
+def test_default_output_is_the_store_site_folder(runner: Invoke, tmp_path: Path) -> None:
+    store = copy_demo(tmp_path / "demo")
+    result = runner("--store", str(store), "build")
+    assert result.exit_code == 0, result.stderr
+    assert (store / "site" / "index.html").is_file()
+    assert "Built the portal of 64 entries" in result.stdout
+
+
+def test_every_internal_link_resolves(demo_site: Built) -> None:
+    assert broken_links(demo_site.site) == []
+
+
+def test_every_entry_has_a_page_and_json(demo_site: Built) -> None:
+    result = demo_site.memory.state().result
+    assert any(result.status[e.id] == ACTIVE for e in result.entries)
+    for entry in result.entries:
+        page = demo_site.site / "entries" / entry.id / "index.html"
+        assert page.is_file(), entry.id
+        data = json.loads((demo_site.site / "entries" / f"{entry.id}.json").read_text())
+        assert data["id"] == entry.id
+        assert data["content"] == entry.content
+        assert data["status"] == result.status[entry.id]
+
+
+def test_history_links_run_both_ways_along_whole_chains(demo_site: Built) -> None:
+    result = demo_site.memory.state().result
+    chains = [e for e in result.entries if result.edges.get(e.id)]
+    assert chains, "the demo store has supersession chains"
+    for entry in result.entries:
+        links = entry_links(demo_site.site, entry.id)
+        related = {e.id for e in result.replaced(entry.id)} | {
+            e.id for e in result.replaced_by(entry.id)
+        }
+        assert related <= links, entry.id
+    longest = max(chains, key=lambda e: len(result.replaced(e.id)))
+    assert len(result.replaced(longest.id)) >= 2  # a chain of three or more, walked transitively
+
+
+def test_superseded_pages_carry_a_banner_to_the_current_version(demo_site: Built) -> None:
+    result = demo_site.memory.state().result
+    for entry in result.entries:
+        status = result.status[entry.id]
+        html = (demo_site.site / "entries" / entry.id / "index.html").read_text()
+        if status == ACTIVE:
+            assert "memsite-banner" not in html
+            continue
+        assert "memsite-banner" in html, entry.id
+        banner = html.split("memsite-banner", 1)[1].split("</div>", 1)[0]
+        if status == "superseded":
+            heads = [e.id for e in result.replaced_by(entry.id) if result.status[e.id] == ACTIVE]
+            assert all(f"../{i}/" in banner for i in heads)
+        else:
+            assert f"../{result.winner[entry.id]}/" in banner
+
+
+def test_entries_stay_out_of_the_navigation(demo_site: Built) -> None:
+    home = (demo_site.site / "index.html").read_text()
+    nav = home.split('class="md-nav md-nav--primary"', 1)[1].split('class="md-content"', 1)[0]
+    assert "entries/" not in nav
+    for label in ("Categories", "Tags", "Timeline", "Review", "Search"):
+        assert label in nav
+
+
+def test_pages_and_raw_files(demo_site: Built) -> None:
+    site = demo_site.site
+    for path in ("", "tags/", "timeline/", "review/", "search/", "categories/conventions/"):
+        assert (site / path / "index.html").is_file(), path
+    result = demo_site.memory.state().result
+    for tag in {t for e in result.entries for t in e.tags}:
+        assert (site / "tags" / tag / "index.html").is_file(), tag
+    index_md = (site / "index.md").read_text()
+    assert index_md.startswith("<!-- Auto-generated. Do not edit.")
+    llms = (site / "llms.txt").read_text()
+    assert llms.startswith("# Acme Checkout")
+    assert "(index.md)" in llms
+    assert (site / "assets" / "memsite" / "lunr.js").read_bytes().startswith(b"/**")
+    assert (site / ".nojekyll").exists()
+    assert not (site / "entries" / "memsite-shell").exists()
+    for page in html_pages(site):
+        assert "memsite-slot" not in page.path.read_text(), page.url
+
+
+def test_category_page_folds_inactive_entries(demo_site: Built) -> None:
+    html = (demo_site.site / "categories" / "conventions" / "index.html").read_text()
+    active, _, folded = html.partition("<details")
+    result = demo_site.memory.state().result
+    for entry in result.entries:
+        if entry.category != "conventions":
+            continue
+        link = f"entries/{entry.id}/"
+        if result.status[entry.id] == ACTIVE:
+            assert link in active
+        else:
+            assert link in folded and link not in active
+    # newest first
+    order = [e.id for e in result.active("conventions")]
+    positions = [active.index(f"entries/{i}/") for i in order]
+    assert positions == sorted(positions)
+
+
+def test_timeline_lists_every_entry_by_date(demo_site: Built) -> None:
+    html = (demo_site.site / "timeline" / "index.html").read_text()
+    result = demo_site.memory.state().result
+    days = [e.created.strftime("%Y-%m-%d") for e in result.entries]
+    assert all(f"entries/{e.id}/" in html for e in result.entries)
+    positions = [html.index(f'id="d-{d}"') for d in dict.fromkeys(days)]
+    assert positions == sorted(positions)
+
+
+def test_review_page_shows_the_findings(demo_site: Built) -> None:
+    html = (demo_site.site / "review" / "index.html").read_text()
+    assert "Contradiction (1)" in html
+    assert "lint-command" in html
+
+
+def test_home_page_counts_and_recent_changes(demo_site: Built) -> None:
+    html = (demo_site.site / "index.html").read_text()
+    assert "52 active facts out of 64 entries" in html
+    result = demo_site.memory.state().result
+    assert f"entries/{result.entries[0].id}/" in html.split('id="recent-changes"', 1)[1]
+    assert 'id="index"' in html  # index.md rendered
+
+
+def test_sitemap_and_search_index(demo_site: Built) -> None:
+    site = demo_site.site
+    assert (
+        gzip.decompress((site / "sitemap.xml.gz").read_bytes())
+        == (site / "sitemap.xml").read_bytes()
+    )
+    material = json.loads((site / "search" / "search_index.json").read_text())
+    locations = {d["location"] for d in material["docs"]}
+    result = demo_site.memory.state().result
+    for entry in result.active():
+        assert f"entries/{entry.id}/" in locations
+    assert material["config"]["lang"] == ["en"]
+
+
+def test_sitemap_lists_every_page_with_a_site_url(tmp_path: Path) -> None:
+    built = build(copy_demo(tmp_path), site_url="https://example.org/memory/")
+    xml = (built.site / "sitemap.xml").read_text()
+    assert "<loc>https://example.org/memory/</loc>" in xml
+    result = built.memory.state().result
+    assert xml.count("<loc>https://example.org/memory/entries/") == len(result.entries)
+    html = (built.site / "entries" / result.entries[0].id / "index.html").read_text()
+    assert (
+        f'<link rel="canonical" href="https://example.org/memory/entries/{result.entries[0].id}/">'
+        in html
+    )
+
+
+def test_rebuild_gives_the_same_bytes(tmp_path: Path) -> None:
+    store = copy_demo(tmp_path)
+    first = build(store, tmp_path / "a").site
+    second = build(store, tmp_path / "b").site
+    files = sorted(p.relative_to(first) for p in first.rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(second) for p in second.rglob("*") if p.is_file())
+    for rel in files:
+        assert (first / rel).read_bytes() == (second / rel).read_bytes(), rel
+
+
+@pytest.mark.parametrize("parallel", [False, True])
+def test_serial_and_parallel_builds_agree(tmp_path: Path, parallel: bool) -> None:
+    store = copy_demo(tmp_path)
+    built = build(store, tmp_path / "site", parallel=parallel)
+    reference = build(store, tmp_path / "ref", parallel=not parallel)
+    for path in (built.site / "entries").rglob("*.html"):
+        rel = path.relative_to(built.site)
+        assert path.read_bytes() == (reference.site / rel).read_bytes()
+
+
+@pytest.mark.slow
+def test_long_builds_show_a_progress_counter(runner: Invoke, tmp_path: Path) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from gen_store import generate
+
+    store = generate(1000, tmp_path / "big")
+    result = runner("--store", str(store), "build", "--site-dir", str(tmp_path / "site"))
+    assert result.exit_code == 0, result.stderr
+    counters = [line for line in result.stderr.splitlines() if line.startswith("Rendering")]
+    assert counters[-1] == "Rendering entry pages: 1000/1000"
+    assert 2 <= len(counters) <= 5  # a line per quarter when stderr is not a terminal
+    quiet = runner("--store", str(store), "build", "--site-dir", str(tmp_path / "site"), "--json")
+    assert "Rendering" not in quiet.stderr

@@ -1,0 +1,111 @@
+"""The portal's data model: redaction in one place, slugs, history closures."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from memsite.secrets import redact
+from memsite.site.engine import secret_ids
+from memsite.site.model import Redactor, build_portal, slug
+from tests.site.conftest import build, copy_demo, plant
+
+GITHUB = "ghp_" + "A1b2C3d4E5" * 4
+AWS = "AKIAIOSFODNN7EXAMPLE"
+TWILIO = "SK" + "0123456789abcdef" * 2  # only the full detect-secrets scan sees this one
+
+
+def site_text(site: Path) -> str:
+    return "\n".join(
+        p.read_text(errors="replace") for p in site.rglob("*") if p.is_file() and p.suffix != ".gz"
+    )
+
+
+def test_secrets_never_reach_the_site(tmp_path: Path) -> None:
+    store = copy_demo(tmp_path)
+    plant(store, content=f"CI uses {GITHUB} to push", tags=["ci"], agent=f"bot {AWS}")
+    plant(store, content="Deploy key rotation", key="deploy", reason=f"old one was {AWS}")
+    plant(store, content=f"SMS through Twilio with {TWILIO} in prod")
+    built = build(store)
+    text = site_text(built.site)
+    for secret in (GITHUB, AWS, TWILIO):
+        assert secret not in text
+    assert "[redacted: github-token]" in text
+    assert text.count("[redacted: ") >= 4
+    review = (built.site / "review" / "index.html").read_text()
+    assert "Secret (" in review
+
+
+def test_allowed_false_positives_stay(tmp_path: Path) -> None:
+    store = copy_demo(tmp_path)
+    plant(store, content=f"Example key from the AWS docs: {AWS}", allow_secret=True)
+    built = build(store)
+    assert AWS in site_text(built.site / "entries")
+
+
+@pytest.mark.parametrize("text", [f"key {TWILIO}", f"token {GITHUB}", "nothing secret"])
+def test_redactor_is_secrets_redact_remembered(text: str) -> None:
+    redactor = Redactor()
+    assert redactor.text(text) == redact(text)
+    assert redactor.text(text, full=True) == redact(text, full=True)
+    assert redactor.text(text) is redactor.text(text)  # scanned once
+    assert redactor.value({"a": [text, 1, None]}, True) == {"a": [redact(text, full=True), 1, None]}
+
+
+def test_entries_with_full_scan_findings_are_redacted_with_it(tmp_path: Path) -> None:
+    store = copy_demo(tmp_path)
+    obj = plant(store, content=f"SMS through Twilio with {TWILIO}", key="sms")
+    built = build(store)
+    entry = built.memory.state().result.by_id[obj["id"]]
+    assert Redactor(full_ids={entry.id})(entry).content == redact(entry.content, full=True)
+    assert Redactor()(entry).content == redact(entry.content)
+    findings = built.memory.findings()
+    assert entry.id in secret_ids(findings)
+
+
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [("conventions", "conventions"), ("a.b_c-d", "a.b_c-d"), ("../x", None), ("<b>", None)],
+)
+def test_slug(name: str, expected: str | None) -> None:
+    value = slug(name)
+    if expected is not None:
+        assert value == expected
+    else:
+        assert value.startswith("_") and len(value) == 13 and "/" not in value
+        assert slug(name) == value  # stable
+
+
+def test_history_closures_are_transitive(tmp_path: Path) -> None:
+    store = copy_demo(tmp_path)
+    a = plant(store, content="v1", created="2026-01-01T00:00:00.000Z")
+    b = plant(store, content="v2", supersedes=a["id"], created="2026-01-02T00:00:00.000Z")
+    c = plant(
+        store, content="v3", supersedes=[b["id"]], reason="why", created="2026-01-03T00:00:00.000Z"
+    )
+    built = build(store)
+    state = built.memory.state()
+    portal = build_portal(state.result, {}, {"conventions": 1}, 1000)
+    page_a = portal.page(a["id"])
+    assert [e.id for e in page_a.newer] == [c["id"], b["id"]]
+    assert [e.id for e in page_a.replaced_by] == [b["id"]]
+    assert [e.id for e in page_a.current] == [c["id"]]
+    page_c = portal.page(c["id"])
+    assert [e.id for e in page_c.older] == [b["id"], a["id"]]
+    assert page_c.entry.reason == "why"
+    html = (built.site / "entries" / a["id"] / "index.html").read_text()
+    assert f"../{c['id']}/" in html and "Reason: why" in html
+
+
+def test_lunr_loads_without_nltk() -> None:
+    code = (
+        "import sys\n"
+        "from memsite.site.searchdata import analyze\n"
+        "analyze('words')\n"
+        "print('lunr' in sys.modules, 'nltk' in sys.modules, 'scipy' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["True", "False", "False"]

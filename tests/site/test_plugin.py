@@ -1,0 +1,102 @@
+"""The `memsite` MkDocs plugin mounts the portal inside an existing docs site (real mkdocs)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.site.conftest import broken_links, copy_demo, hostile_entries, html_pages
+from tests.site.test_security import injected
+
+
+def project(tmp_path: Path, plugin: str, theme: str = "material") -> Path:
+    root = tmp_path / "project"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "index.md").write_text("# Our docs\n\nRead the [memory](memory/index.md).\n")
+    (root / "docs" / "guide.md").write_text("# Guide\n\nHow we work.\n")
+    (root / "mkdocs.yml").write_text(
+        f"site_name: Sample project\ntheme:\n  name: {theme}\nplugins:\n  - search\n{plugin}"
+    )
+    return root
+
+
+def mkdocs_build(root: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    env.pop("MEMSITE_STORE", None)
+    return subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", *extra],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+
+
+def test_plugin_mounts_the_portal_under_memory(tmp_path: Path) -> None:
+    root = project(tmp_path, "  - memsite\n")
+    copy_demo(root)
+    done = mkdocs_build(root)
+    assert done.returncode == 0, done.stderr
+    site = root / "site"
+    assert "Our docs" in (site / "index.html").read_text()
+    assert (site / "guide" / "index.html").is_file()
+    portal = site / "memory"
+    for path in ("", "tags/", "timeline/", "review/", "search/", "categories/conventions/"):
+        assert (portal / path / "index.html").is_file(), path
+    entries = [p for p in (portal / "entries").iterdir() if p.is_dir()]
+    assert len(entries) == 64
+    assert (portal / "index.md").is_file() and (portal / "llms.txt").is_file()
+    assert (portal / "assets" / "memsite" / "lunr.js").is_file()
+    assert json.loads((portal / "search" / "memsite-docs.json").read_text())["docs"]
+    assert broken_links(site) == []
+    home = (site / "index.html").read_text()
+    nav = home.split('class="md-nav md-nav--primary"', 1)[1].split('class="md-content"', 1)[0]
+    assert "memory/timeline/" in nav and "memory/entries/" not in nav
+
+
+def test_plugin_options_store_and_path_with_another_theme(tmp_path: Path) -> None:
+    root = project(
+        tmp_path, "  - memsite:\n      store: knowledge/.memsite\n      path: kb\n", "mkdocs"
+    )
+    store = copy_demo(root / "knowledge")
+    hostile_entries(store)
+    (root / "docs" / "index.md").write_text("# Our docs\n\nRead the [memory](kb/index.md).\n")
+    done = mkdocs_build(root)
+    assert done.returncode == 0, done.stderr
+    site = root / "site"
+    assert (site / "kb" / "index.html").is_file()
+    assert not (site / "memory").exists()
+    assert broken_links(site) == []
+    for page in html_pages(site):  # the mkdocs theme puts titles through striptags
+        assert injected(page, theme_scripts=True) == [], page.url
+        title = re.search(r"<title>(.*?)</title>", page.path.read_text(), re.S)
+        assert title is None or not re.search(r"[<>\"]", title.group(1)), page.url
+
+
+def test_plugin_reports_a_missing_store(tmp_path: Path) -> None:
+    root = project(tmp_path, "  - memsite:\n      store: nowhere\n")
+    done = mkdocs_build(root)
+    assert done.returncode != 0
+    assert "memsite plugin: no memory store" in done.stderr
+
+
+def test_plugin_refuses_a_path_outside_the_site(tmp_path: Path) -> None:
+    root = project(tmp_path, "  - memsite:\n      path: ../out\n")
+    copy_demo(root)
+    done = mkdocs_build(root)
+    assert done.returncode != 0 and "'path' must stay inside the site" in done.stderr
+
+
+@pytest.mark.parametrize("name", ["memsite"])
+def test_entry_point_is_registered(name: str) -> None:
+    from importlib.metadata import entry_points
+
+    found = [e for e in entry_points(group="mkdocs.plugins") if e.name == name]
+    assert found and found[0].value == "memsite.site.plugin:MemsitePlugin"

@@ -1,0 +1,124 @@
+"""The GitHub Pages workflow: least privilege, pinned actions, valid for the schema and zizmor."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from memsite.publish import pages_workflow
+from tests.conftest import Invoke
+
+
+def load(text: str) -> dict[Any, Any]:
+    data = yaml.safe_load(text)
+    assert isinstance(data, dict)
+    return data
+
+
+def test_workflow_shape() -> None:
+    flow = load(pages_workflow(".memsite"))
+    assert flow["permissions"] == {}
+    assert flow["concurrency"]["group"] == "memsite-pages"
+    build, deploy = flow["jobs"]["build"], flow["jobs"]["deploy"]
+    assert build["permissions"] == {"contents": "read"}
+    assert deploy["permissions"] == {"pages": "write", "id-token": "write"}
+    assert deploy["needs"] == "build"
+    assert deploy["environment"]["name"] == "github-pages"
+    steps = build["steps"]
+    uses = [s.get("uses", "").split("@")[0] for s in steps + deploy["steps"]]
+    assert uses.index("actions/checkout") < uses.index("actions/setup-python")
+    assert "actions/upload-pages-artifact" in uses and "actions/deploy-pages" in uses
+    checkout = next(s for s in steps if s.get("uses", "").startswith("actions/checkout"))
+    assert checkout["with"]["persist-credentials"] is False
+    runs = " ".join(s.get("run", "") for s in steps)
+    assert "pip install" in runs and "memsite" in runs
+    assert '--store "$MEMSITE_STORE_PATH" build --strict --site-dir' in runs
+    build_step = next(s for s in steps if "build --strict" in s.get("run", ""))
+    assert build_step["env"]["MEMSITE_STORE_PATH"] == ".memsite"
+    for step in steps + deploy["steps"]:
+        if "uses" in step:
+            ref = step["uses"].split("@")[1]
+            assert len(ref) == 40 and all(c in "0123456789abcdef" for c in ref), step["uses"]
+    assert flow[True]["push"]["paths"][0] == ".memsite/entries/**"  # `on:` parses as True
+
+
+@pytest.mark.parametrize("store", ["docs/memory", 'odd "store" dir', ".lean-spec/memory", "."])
+def test_store_paths_are_quoted_not_interpolated(store: str) -> None:
+    text = pages_workflow(store)
+    flow = load(text)
+    step = next(s for s in flow["jobs"]["build"]["steps"] if "env" in s)
+    assert step["env"]["MEMSITE_STORE_PATH"] == store
+    assert store not in step["run"]  # never spliced into the shell command
+
+
+def write(tmp_path: Path, store: str = ".memsite") -> Path:
+    path = tmp_path / ".github" / "workflows" / "memsite-pages.yml"
+    path.parent.mkdir(parents=True)
+    path.write_text(pages_workflow(store), encoding="utf-8")
+    return path
+
+
+@pytest.mark.skipif(shutil.which("check-jsonschema") is None, reason="check-jsonschema missing")
+def test_schema_accepts_the_workflow(tmp_path: Path) -> None:
+    path = write(tmp_path)
+    done = subprocess.run(
+        ["check-jsonschema", "--builtin-schema", "vendor.github-workflows", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+@pytest.mark.skipif(shutil.which("check-jsonschema") is None, reason="check-jsonschema missing")
+def test_schema_check_can_fail(tmp_path: Path) -> None:
+    path = write(tmp_path)
+    path.write_text(path.read_text().replace("runs-on:", "runs_on:"))
+    done = subprocess.run(
+        ["check-jsonschema", "--builtin-schema", "vendor.github-workflows", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode != 0
+
+
+@pytest.mark.skipif(shutil.which("zizmor") is None, reason="zizmor missing")
+@pytest.mark.parametrize("store", [".memsite", 'odd "store" $(dir)'])
+def test_zizmor_finds_nothing(tmp_path: Path, store: str) -> None:
+    path = write(tmp_path, store)
+    done = subprocess.run(
+        ["zizmor", "--offline", "--no-progress", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "No findings" in done.stdout + done.stderr
+
+
+@pytest.mark.skipif(shutil.which("zizmor") is None, reason="zizmor missing")
+def test_zizmor_would_catch_persisted_credentials(tmp_path: Path) -> None:
+    path = write(tmp_path)
+    path.write_text(path.read_text().replace("persist-credentials: false", "fetch-depth: 1"))
+    done = subprocess.run(
+        ["zizmor", "--offline", "--no-progress", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode != 0 and "artipacked" in done.stdout + done.stderr
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git missing")
+def test_init_github_pages_writes_the_workflow(runner: Invoke, store_root: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(store_root.parent)], check=True)
+    result = runner("init", "--github-pages")
+    assert result.exit_code == 0, result.stderr
+    path = store_root.parent / ".github" / "workflows" / "memsite-pages.yml"
+    assert path.read_text() == pages_workflow(".memsite")

@@ -1,0 +1,102 @@
+"""serve's incremental path: after a change only the touched files are rewritten."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+from memsite.service import Memory
+from memsite.site.model import PortalCache
+from memsite.site.serve import _Watch, background, cold_build, update
+from tests.site.conftest import broken_links, copy_demo
+
+URL = "http://127.0.0.1:8000/"
+
+
+def mtimes(site: Path) -> dict[str, int]:
+    return {str(p.relative_to(site)): p.stat().st_mtime_ns for p in site.rglob("*") if p.is_file()}
+
+
+def test_one_new_entry_rewrites_only_what_shows_it(tmp_path: Path) -> None:
+    store = copy_demo(tmp_path)
+    memory = Memory.open(str(store), {}, tmp_path)
+    site_dir = tmp_path / "serve-site"
+    session = cold_build(memory, site_dir, URL, PortalCache())
+    before = mtimes(site_dir)
+    logs: list[str] = []
+    added = Memory.open(str(store), {}, tmp_path).add(
+        "Feature branches are deleted after merge", "conventions", tags=["git"]
+    )
+    session = update(session, logs.append)
+    after = mtimes(site_dir)
+    changed = {k for k in after if before.get(k) != after[k]}
+    new_id = added["id"]
+    assert f"entries/{new_id}/index.html" in changed
+    assert f"entries/{new_id}.json" in changed
+    assert {"index.html", "categories/conventions/index.html", "timeline/index.html"} <= changed
+    assert "tags/git/index.html" in changed
+    untouched = [k for k in before if k.startswith("entries/") and k not in changed]
+    assert len(untouched) >= 120  # the other 64 entry pages and JSON files stay as they were
+    assert len(changed) < 20, sorted(changed)
+    assert logs and logs[0].startswith("Rebuilt ")
+    assert new_id in (site_dir / "index.html").read_text()
+    assert broken_links(site_dir) == []
+    background(session)
+    docs = json.loads((site_dir / "search" / "memsite-docs.json").read_text())
+    assert docs["docs"][0][0] == new_id
+
+
+def test_superseding_and_deleting_update_both_sides(tmp_path: Path) -> None:
+    store = copy_demo(tmp_path)
+    memory = Memory.open(str(store), {}, tmp_path)
+    site_dir = tmp_path / "serve-site"
+    session = cold_build(memory, site_dir, URL, PortalCache())
+    old = memory.state().result.active("operations")[0]
+    writer = Memory.open(str(store), {}, tmp_path)
+    new_id = writer.add("A better fact", "operations", supersedes=[old.id], reason="moved")["id"]
+    session = update(session, lambda _: None)
+    old_page = (site_dir / "entries" / old.id / "index.html").read_text()
+    assert "memsite-banner" in old_page and f"../{new_id}/" in old_page
+    Memory.open(str(store), {}, tmp_path).delete(new_id)
+    session = update(session, lambda _: None)
+    assert not (site_dir / "entries" / new_id).exists()
+    assert not (site_dir / "entries" / f"{new_id}.json").exists()
+    assert "memsite-banner" not in (site_dir / "entries" / old.id / "index.html").read_text()
+    assert broken_links(site_dir) == []
+
+
+def test_config_change_rebuilds_everything(tmp_path: Path) -> None:
+    store = copy_demo(tmp_path)
+    memory = Memory.open(str(store), {}, tmp_path)
+    site_dir = tmp_path / "serve-site"
+    session = cold_build(memory, site_dir, URL, PortalCache())
+    (store / "config.json").write_text(json.dumps({"site": {"site_name": "Renamed memory"}}))
+    logs: list[str] = []
+    session = update(session, logs.append)
+    assert "Config changed" in logs[0]
+    assert "<title>Renamed memory</title>" in (site_dir / "index.html").read_text()
+    assert session.memory.config.site["site_name"] == "Renamed memory"
+
+
+def test_watch_ignores_reads_and_temporaries(tmp_path: Path) -> None:
+    entries = tmp_path / "entries"
+    watch = _Watch(entries, tmp_path / "config.json")
+
+    def event(kind: str, path: Path) -> SimpleNamespace:
+        return SimpleNamespace(event_type=kind, src_path=str(path), is_directory=False)
+
+    for ignored in (
+        event("opened", entries / "a.json"),
+        event("closed_no_write", entries / "a.json"),
+        event("created", entries / ".tmp-1-abc"),
+        event("created", entries / "notes.txt"),
+        event("modified", tmp_path / "index.md"),
+    ):
+        watch.dispatch(ignored)
+        assert not watch.dirty
+    watch.dispatch(event("created", entries / "2026-01-01T00-00-00Z-abcd1234.json"))
+    assert watch.dirty
+    watch.dirty = False
+    watch.dispatch(event("modified", tmp_path / "config.json"))
+    assert watch.dirty
