@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gen_store import generate  # noqa: E402
+from gen_store import generate
 
 MEMSITE = [sys.executable, "-m", "memsite"]
 
