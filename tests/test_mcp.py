@@ -388,3 +388,29 @@ def test_a_suspected_secret_is_refused_unless_allowed(store_root: Path) -> None:
         return await call(client, "memory_write", **fact, allow_secret=True)
 
     assert session(store_root, body)["status"] == "written"
+
+
+@pytest.mark.parametrize("index", range(0, 37, 4))
+def test_planted_secrets_never_reach_an_mcp_answer(store_root: Path, index: int) -> None:
+    from tests.secrets_corpus import FAKE_SECRETS
+
+    fake = FAKE_SECRETS[index % len(FAKE_SECRETS)]
+    entry_id = "5ec7e7aa-0000-4000-8000-000000000001"
+    write_raw(store_root, make_entry(fake.fact, category="operations", id=entry_id))
+    words = [w for w in fake.fact.split() if len(w) > 3 and fake.value not in w][:2]
+
+    async def body(client: Client) -> list[str]:
+        answers = [
+            json.dumps(await call(client, "memory_read", id=entry_id)),
+            json.dumps(await call(client, "memory_list")),
+            json.dumps(await call(client, "memory_search", query=" ".join(words) or "staging")),
+            text_of(await client.read_resource(f"memsite://entries/{entry_id}")).text,
+            text_of(await client.read_resource("memsite://index")).text,
+            client.instructions or "",
+        ]
+        return answers
+
+    answers = session(store_root, body)
+    assert "[redacted: " in answers[0] and "[redacted: " in answers[4]
+    for answer in answers:
+        assert fake.value not in answer
