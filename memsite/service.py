@@ -135,15 +135,27 @@ class Memory:
         path = self.store.cache_dir / SNAPSHOT_FILE
         fingerprint = self.fingerprint()
         try:
-            cached = Snapshot.load(path.read_bytes())
+            cached = Snapshot.load(path.read_bytes(), fingerprint)
         except OSError:
             cached = None
-        if cached is None or cached.fingerprint != fingerprint:
+        if cached is None:
             state = self.state()
             cached = build_snapshot(state.result, state.scan.fingerprint)
             self._save_snapshot(cached)
         self._snapshot = cached
         return cached
+
+    def _refresh_snapshot(self) -> None:
+        """Rebuild a stale snapshot now (after a merge, say) rather than in the next `add`."""
+        path = self.store.cache_dir / SNAPSHOT_FILE
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(64)
+        except OSError:
+            head = b""
+        if Snapshot.fingerprint_of(head) != self.fingerprint():
+            state = self.state()
+            self._save_snapshot(build_snapshot(state.result, state.scan.fingerprint))
 
     def _save_snapshot(self, snapshot: Snapshot) -> None:
         # Only an optimisation: a read-only store works without it.
@@ -478,6 +490,7 @@ class Memory:
 
         state = self.state()
         result = state.result
+        self._refresh_snapshot()
         files = compacted_files(result)
         written: builtins.list[str] = []
         removed: builtins.list[str] = []

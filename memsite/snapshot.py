@@ -41,20 +41,28 @@ class Snapshot:
     words: list[int] = field(default_factory=list)  # distinct content words (near-dup filter)
 
     def dump(self) -> bytes:
+        """The fingerprint on a first line (to check freshness cheaply), then the columns."""
         columns = [getattr(self, f.name) for f in fields(self)[3:]]
-        return marshal.dumps(
-            ((_VERSION, __version__), self.fingerprint, self.newest, sorted(self.ids), columns)
-        )
+        body = marshal.dumps(((_VERSION, __version__), self.newest, sorted(self.ids), columns))
+        return self.fingerprint.encode() + b"\n" + body
 
     @classmethod
-    def load(cls, data: bytes) -> Snapshot | None:
+    def load(cls, data: bytes, fingerprint: str | None = None) -> Snapshot | None:
+        """The snapshot in ``data``; None if unreadable, or not of ``fingerprint`` when given."""
+        head, _, body = data.partition(b"\n")
+        if fingerprint is not None and head != fingerprint.encode():
+            return None
         try:
-            version, fingerprint, newest, ids, columns = marshal.loads(data)
+            version, newest, ids, columns = marshal.loads(body)
             if version != (_VERSION, __version__):
                 return None
-            return cls(fingerprint, newest, set(ids), *columns)
-        except (EOFError, ValueError, TypeError):
+            return cls(head.decode(), newest, set(ids), *columns)
+        except (EOFError, ValueError, TypeError, UnicodeDecodeError):
             return None
+
+    @staticmethod
+    def fingerprint_of(data: bytes) -> str:
+        return data.partition(b"\n")[0].decode(errors="replace")
 
     def append(self, entry: Entry) -> None:
         tokens = entry_tokens(entry)

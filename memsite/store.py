@@ -38,7 +38,7 @@ daily/
 """
 DAILY_RE = re.compile(r"(\d{4}-\d{2}-\d{2})-([a-z0-9][a-z0-9._-]{0,63})\.md")
 TEMP_MAX_AGE = 3600.0
-_CACHE_VERSION = 4
+_CACHE_VERSION = 5
 
 
 @dataclass(frozen=True)
@@ -60,7 +60,7 @@ def _entry_to_cache(entry: Entry) -> tuple[Any, ...]:
     return (
         entry.id,
         entry.category,
-        entry.content,
+        None,  # the content is raw["content"]: stored once
         entry.created.timestamp(),
         entry.created.microsecond,
         entry.confidence,
@@ -81,7 +81,7 @@ def _entry_from_cache(row: tuple[Any, ...], filename: str) -> Entry:
     return Entry(
         id=row[0],
         category=row[1],
-        content=row[2],
+        content=row[11]["content"],
         created=created,
         confidence=row[5],
         tags=row[6],

@@ -151,6 +151,19 @@ def estimate_tokens(text: str) -> int:
     return _MARGIN + words + per_byte + lone_spaces + space_runs + long_runs
 
 
+def lower_bound(text: str) -> int:
+    """A cheap floor under :func:`estimate_tokens`, to skip texts that cannot fit a budget.
+
+    Every non-space character costs at least a quarter token under the rules above (a letter
+    in a lower-case piece ceil(n/4), a digit a third, anything else a whole token per byte),
+    and every non-empty text carries the margin.
+    """
+    if not text:
+        return 0
+    visible = len(text) - text.count(" ")
+    return _MARGIN + visible // 4
+
+
 def fits(text: str, budget: int) -> bool:
     """Whether ``text`` fits in ``budget`` tokens by :func:`estimate_tokens`."""
     return estimate_tokens(text) <= budget

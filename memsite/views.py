@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from memsite.compaction import Compaction
 from memsite.entry import Entry
 from memsite.secrets import is_allowed, redact
-from memsite.tokens import estimate_tokens
+from memsite.tokens import estimate_tokens, lower_bound
 
 INDEX_HEADER = "<!-- Auto-generated. Do not edit. Rebuild: memsite compact -->\n"
 COMPACTED_HEADER = (
@@ -93,6 +93,7 @@ def render_index(result: Compaction, weights: Mapping[str, float], budget: int) 
     heading_cost = {c: estimate_tokens(_heading(c)) for c in sections}
     chosen: dict[str, set[str]] = {c: set() for c in sections}
     bullet_cost: dict[str, int] = {}
+    bullets: dict[str, str] = {}
 
     def fill(category: str, room: int) -> int:
         """Add what fits into ``room`` tokens; return the room left."""
@@ -101,7 +102,12 @@ def render_index(result: Compaction, weights: Mapping[str, float], budget: int) 
                 continue
             cost = bullet_cost.get(entry.id)
             if cost is None:
-                cost = bullet_cost[entry.id] = estimate_tokens(_bullet(entry))
+                if not entry.is_suspect() and _floor(entry.content) > room:
+                    continue  # cannot fit: skip before building the bullet
+                bullet = bullets[entry.id] = _bullet(entry)
+                if lower_bound(bullet) > room:
+                    continue  # cannot fit: no need for the full estimate
+                cost = bullet_cost[entry.id] = estimate_tokens(bullet)
             if not chosen[category]:
                 cost += heading_cost[category]
             if cost <= room:
@@ -115,14 +121,20 @@ def render_index(result: Compaction, weights: Mapping[str, float], budget: int) 
     pool += available - sum(allowance.values())
     for category in sections:
         pool = fill(category, pool)
-    text = _assemble(sections, chosen)
+    text = _assemble(sections, chosen, bullets)
     # The estimate is additive over lines; this guard keeps the promise even if it were not.
     while estimate_tokens(text) > budget and any(chosen.values()):
         last = next(c for c in reversed(sections) if chosen[c])
         drop = next(e.id for e in reversed(sections[last]) if e.id in chosen[last])
         chosen[last].discard(drop)
-        text = _assemble(sections, chosen)
+        text = _assemble(sections, chosen, bullets)
     return text
+
+
+def _floor(content: str) -> int:
+    """A floor under the estimate of the content's bullet (see tokens.lower_bound): the bullet
+    keeps every non-whitespace character, and each costs at least a quarter token."""
+    return 2 + len("".join(content.split())) // 4
 
 
 def _heading(category: str) -> str:
@@ -133,12 +145,16 @@ def _bullet(entry: Entry) -> str:
     return f"- {one_line(public_text(entry))}\n"
 
 
-def _assemble(sections: Mapping[str, list[Entry]], chosen: Mapping[str, set[str]]) -> str:
+def _assemble(
+    sections: Mapping[str, list[Entry]],
+    chosen: Mapping[str, set[str]],
+    bullets: Mapping[str, str],
+) -> str:
     parts = [INDEX_HEADER]
     for category, entries in sections.items():
         picked = [e for e in entries if e.id in chosen[category]]
         if not picked:
             continue
         parts.append(_heading(category))
-        parts.extend(_bullet(e) for e in picked)
+        parts.extend(bullets[e.id] for e in picked)
     return "".join(parts)

@@ -690,3 +690,18 @@ def test_a_megabyte_is_estimated_in_well_under_a_second() -> None:
     cost = estimate_tokens(text)
     assert time.process_time() - start < 1.0
     assert cost > len(text) // 10
+
+
+@settings(max_examples=500, deadline=None, derandomize=True)
+@given(st.text())
+def test_lower_bound_never_exceeds_the_estimate(text: str) -> None:
+    from memsite.tokens import lower_bound
+
+    assert lower_bound(text) <= estimate_tokens(text)
+
+
+@pytest.mark.parametrize("text", ["", "a", "- Always use pnpm\n", "x" * 400, "数据库 " * 30, "  \t  "])
+def test_lower_bound_holds_on_samples(text: str) -> None:
+    from memsite.tokens import lower_bound
+
+    assert lower_bound(text) <= estimate_tokens(text)
