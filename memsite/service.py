@@ -47,7 +47,7 @@ from memsite.secrets import entry_findings as entry_secret_findings
 from memsite.secrets import redact as redact_secrets
 from memsite.secrets import scan as scan_secrets
 from memsite.similarity import NEAR_DUPLICATE_THRESHOLD, similar_pairs, similar_to, token_set
-from memsite.snapshot import Snapshot, build_snapshot
+from memsite.snapshot import Snapshot, build_snapshot, content_digest
 from memsite.store import Scan, Store, clock, combine_stamps
 
 if TYPE_CHECKING:
@@ -264,8 +264,11 @@ class Memory:
         replaced = set(targets)
         normalized = normalize(content)
         peers = [i for i in snapshot.rows(category) if snapshot.id[i] not in replaced]
+        digest = content_digest(normalized)
         for i in peers:
-            if snapshot.normalized[i] == normalized:
+            if snapshot.digest[i] == digest and self._same_content(
+                snapshot.filename[i], normalized
+            ):
                 return {
                     "status": "duplicate",
                     "id": snapshot.id[i],
@@ -277,7 +280,7 @@ class Memory:
         # Jaccard ≥ t needs set sizes within a factor t: filter on the stored sizes first.
         low, high = len(mine) * NEAR_DUPLICATE_THRESHOLD, len(mine) / NEAR_DUPLICATE_THRESHOLD
         candidates = [
-            (snapshot.id[i], token_set(snapshot.normalized[i]))
+            (snapshot.id[i], snapshot.content_words(i))
             for i in peers
             if low <= snapshot.words[i] <= high
         ]
@@ -292,6 +295,14 @@ class Memory:
             "near_duplicates": [{"id": i, "similarity": s} for i, s in near],
             "warnings": warnings,
         }
+
+    def _same_content(self, filename: str, normalized: str) -> bool:
+        """Confirm a digest match against the entry file itself."""
+        try:
+            entry = parse_entry(self.store.entry_path(filename).read_bytes(), filename)
+        except (OSError, MemsiteError):
+            return False
+        return entry.normalized == normalized
 
     def _extend_snapshot(self, snapshot: Snapshot, path: Path, obj: dict[str, Any]) -> None:
         """Carry the snapshot over to the store with our new entry, when that is sound."""

@@ -2,24 +2,25 @@
 
 Compacting 10k entries costs more than the whole budget of `memsite add`, so after each full
 compaction the service saves what the hot paths need: every id, and for each active entry its
-category, normalized content, key, file, time, confidence and search tokens. It is stored in
-columns (plain lists) so that loading it creates no per-entry objects. The snapshot is keyed by
-the fingerprint of entries/ and trusted only when that matches the folder exactly; a writer
-that adds one entry updates it in place (its entry is the newest, so the compaction rules
+category, a digest of its normalized content, key, file, time, confidence and search tokens.
+It is stored in columns (plain lists) so that loading it creates no per-entry objects. The
+snapshot is keyed by the fingerprint of entries/ and trusted only when that matches the folder
+exactly; a writer that adds one entry updates it in place (its entry is the newest, so the compaction rules
 reduce to a few removals). Pure, apart from marshal (de)serialisation.
 """
 
 from __future__ import annotations
 
+import hashlib
 import marshal
 from dataclasses import dataclass, field, fields
 
 from memsite import __version__
 from memsite.compaction import Compaction
 from memsite.entry import CONFIDENCE_RANK, Entry, word_tokens
-from memsite.search import Corpus, entry_tokens, pack_tokens
+from memsite.search import SEP, Corpus, entry_tokens, pack_tokens
 
-_VERSION = 3
+_VERSION = 4
 
 
 @dataclass
@@ -31,7 +32,7 @@ class Snapshot:
     ids: set[str]
     id: list[str] = field(default_factory=list)
     category: list[str] = field(default_factory=list)
-    normalized: list[str] = field(default_factory=list)
+    digest: list[int] = field(default_factory=list)  # of the normalized content (dedup)
     key: list[str | None] = field(default_factory=list)
     filename: list[str] = field(default_factory=list)
     created: list[float] = field(default_factory=list)
@@ -39,6 +40,11 @@ class Snapshot:
     tokens: list[str] = field(default_factory=list)
     length: list[int] = field(default_factory=list)
     words: list[int] = field(default_factory=list)  # distinct content words (near-dup filter)
+    ncontent: list[int] = field(default_factory=list)  # leading tokens that are content's
+
+    def content_words(self, i: int) -> frozenset[str]:
+        """The word set of entry ``i``'s content, from its packed search tokens."""
+        return frozenset(self.tokens[i].split(SEP)[1::2][: self.ncontent[i]])
 
     def dump(self) -> bytes:
         """The fingerprint on a first line (to check freshness cheaply), then the columns."""
@@ -68,14 +74,16 @@ class Snapshot:
         tokens = entry_tokens(entry)
         self.id.append(entry.id)
         self.category.append(entry.category)
-        self.normalized.append(entry.normalized)
+        self.digest.append(content_digest(entry.normalized))
         self.key.append(entry.key)
         self.filename.append(entry.filename)
         self.created.append(entry.created.timestamp())
         self.confidence.append(CONFIDENCE_RANK[entry.confidence])
         self.tokens.append(pack_tokens(tokens))
         self.length.append(len(tokens))
-        self.words.append(len(set(word_tokens(entry.normalized))))
+        content = word_tokens(entry.normalized)
+        self.words.append(len(set(content)))
+        self.ncontent.append(len(content))
 
     def rows(self, category: str | None = None) -> list[int]:
         """Positions of the active entries, optionally of one category."""
@@ -113,7 +121,7 @@ class Snapshot:
             and not (
                 self.category[i] == entry.category
                 and (
-                    self.normalized[i] == entry.normalized
+                    self.digest[i] == content_digest(entry.normalized)
                     or (entry.key is not None and self.key[i] == entry.key)
                 )
             )
@@ -124,6 +132,11 @@ class Snapshot:
             old = getattr(self, column.name)
             getattr(updated, column.name).extend(old[i] for i in keep)
         return updated
+
+
+def content_digest(normalized: str) -> int:
+    """64 bits of BLAKE2b: equal digests are confirmed against the entry file before use."""
+    return int.from_bytes(hashlib.blake2b(normalized.encode(), digest_size=8).digest(), "big")
 
 
 def build_snapshot(result: Compaction, fingerprint: str) -> Snapshot:
