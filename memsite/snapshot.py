@@ -5,8 +5,8 @@ compaction the service saves what the hot paths need: every id, and for each act
 category, a digest of its normalized content, key, file, time, confidence and search tokens.
 It is stored in columns (plain lists) so that loading it creates no per-entry objects. The
 snapshot is keyed by the fingerprint of entries/ and trusted only when that matches the folder
-exactly; a writer that adds one entry updates it in place (its entry is the newest, so the compaction rules
-reduce to a few removals). Pure, apart from marshal (de)serialisation.
+exactly; a writer that adds one entry updates it in place (its entry is the newest, so the
+compaction rules reduce to a few removals). Pure, apart from marshal (de)serialisation.
 """
 
 from __future__ import annotations
