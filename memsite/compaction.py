@@ -14,7 +14,7 @@ Rules (DESIGN §6), applied over all valid entries:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from memsite.entry import Entry
@@ -88,16 +88,21 @@ class Compaction:
         """What replaced ``entry_id``, transitively, newest first."""
         return self._walk(entry_id, lambda i: self.superseded_by.get(i, []))
 
-    def _walk(self, start: str, step: object) -> list[Entry]:
-        assert callable(step)
-        seen: set[str] = set()
-        todo = [start]
-        while todo:
-            for nxt in step(todo.pop()):
-                if nxt not in seen and nxt != start:
-                    seen.add(nxt)
-                    todo.append(nxt)
+    def _walk(self, start: str, step: Callable[[str], Iterable[str]]) -> list[Entry]:
+        seen = reachable(start, step)
         return [e for e in self.entries if e.id in seen]
+
+
+def reachable(start: str, step: Callable[[str], Iterable[str]]) -> set[str]:
+    """Every id reachable from ``start`` by repeated ``step`` (``start`` itself excluded)."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for nxt in step(todo.pop()):
+            if nxt not in seen and nxt != start:
+                seen.add(nxt)
+                todo.append(nxt)
+    return seen
 
 
 def order(entries: Iterable[Entry]) -> list[Entry]:

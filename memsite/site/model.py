@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memsite.compaction import ACTIVE, STATUSES, Compaction, Finding
+from memsite.compaction import ACTIVE, STATUSES, Compaction, Finding, reachable
 from memsite.entry import NAME_RE, Entry, format_created
 from memsite.secrets import is_allowed, redact
 from memsite.site.text import safe_title
@@ -268,13 +268,7 @@ class Portal:
         return totals
 
     def _closure(self, start: str, step: Callable[[str], Iterable[str]]) -> tuple[EntryView, ...]:
-        seen: set[str] = set()
-        todo = [start]
-        while todo:
-            for nxt in step(todo.pop()):
-                if nxt not in seen and nxt != start:
-                    seen.add(nxt)
-                    todo.append(nxt)
+        seen = reachable(start, step)
         ordered = sorted((i for i in seen if i in self.by_id), key=self.position.__getitem__)
         return tuple(self.by_id[i] for i in ordered)
 
