@@ -236,6 +236,22 @@ class Store:
 
     # --- reading ----------------------------------------------------------------------------
 
+    def _listing(self) -> list[tuple[str, str, os.stat_result]]:
+        """Candidate entry files (``*.json``, not hidden) with their lstat, in name order."""
+        try:
+            items = list(os.scandir(self.entries_dir))
+        except OSError as exc:
+            raise MemsiteError(f"cannot read {self.entries_dir}: {exc.strerror}") from None
+        found = []
+        for item in items:
+            name = item.name
+            if name[-5:] != ".json" or name[0] == ".":
+                continue
+            with contextlib.suppress(OSError):  # removed meanwhile
+                found.append((name, item.path, item.stat(follow_symlinks=False)))
+        found.sort()
+        return found
+
     def scan(self) -> Scan:
         """Read every entries/*.json; unusable files are reported, never touched."""
         cache_path = self.cache_dir / "entries.marshal"
@@ -243,32 +259,22 @@ class Store:
         new_cache: dict[str, tuple[int, int, Any, str | None]] = {}
         entries: list[Entry] = []
         invalid: list[InvalidFile] = []
-        stamp: list[str] = []
-        try:
-            listing = sorted(os.scandir(self.entries_dir), key=lambda d: d.name)
-        except OSError as exc:
-            raise MemsiteError(f"cannot read {self.entries_dir}: {exc.strerror}") from None
-        for item in listing:
-            name = item.name
-            if not name.endswith(".json") or name.startswith("."):
-                continue
-            if item.is_symlink():
+        stamps: list[str] = []
+        for name, path, info in self._listing():
+            stamp = _stamp(name, info)
+            if stamp is not None:
+                stamps.append(stamp)
+            if S_ISLNK(info.st_mode):
                 invalid.append(InvalidFile(name, "is a symbolic link (entries must be files)"))
-                stamp.append(f"{name}:link")
                 continue
-            try:
-                info = item.stat()
-            except OSError:
-                continue
-            if not item.is_file():
+            if not S_ISREG(info.st_mode):
                 invalid.append(InvalidFile(name, "is not a regular file"))
                 continue
-            stamp.append(f"{name}:{info.st_size}:{info.st_mtime_ns}")
             hit = cache.get(name)
             if hit is not None and hit[0] == info.st_size and hit[1] == info.st_mtime_ns:
                 row, error = hit[2], hit[3]
             else:
-                row, error = self._parse_file(item.path, name)
+                row, error = self._parse_file(path, name)
             new_cache[name] = (info.st_size, info.st_mtime_ns, row, error)
             if error is not None:
                 invalid.append(InvalidFile(name, error))
@@ -276,33 +282,19 @@ class Store:
                 entries.append(_entry_from_cache(row, name))
         if new_cache != cache:
             self._save_cache(cache_path, new_cache)
-        return Scan(entries, invalid, combine_stamps(stamp))
+        return Scan(entries, invalid, combine_stamps(stamps))
 
     def fingerprint(self) -> str:
         """The same fingerprint as ``scan()`` gives, from names and stat data only (no reads)."""
-        stamp: list[str] = []
-        try:
-            listing = list(os.scandir(self.entries_dir))
-        except OSError as exc:
-            raise MemsiteError(f"cannot read {self.entries_dir}: {exc.strerror}") from None
-        for item in listing:
-            name = item.name
-            if name[-5:] != ".json" or name[0] == ".":
-                continue
-            try:
-                info = item.stat(follow_symlinks=False)
-            except OSError:
-                continue
-            if S_ISLNK(info.st_mode):
-                stamp.append(f"{name}:link")
-            elif S_ISREG(info.st_mode):
-                stamp.append(f"{name}:{info.st_size}:{info.st_mtime_ns}")
-        return combine_stamps(stamp)
+        stamps = (_stamp(name, info) for name, _, info in self._listing())
+        return combine_stamps(s for s in stamps if s is not None)
 
     @staticmethod
     def file_stamp(path: Path) -> str:
-        info = path.stat()
-        return f"{path.name}:{info.st_size}:{info.st_mtime_ns}"
+        stamp = _stamp(path.name, path.lstat())
+        if stamp is None:
+            raise MemsiteError(f"{path} is not a regular file")
+        return stamp
 
     @staticmethod
     def _parse_file(path: str, name: str) -> tuple[Any, str | None]:
@@ -391,6 +383,15 @@ class Store:
                     with contextlib.suppress(ValueError):
                         logs.append((date.fromisoformat(match.group(1)), Path(item.path)))
         return sorted(logs)
+
+
+def _stamp(name: str, info: os.stat_result) -> str | None:
+    """What the fingerprint knows of one entry file: name, size and mtime (links: name only)."""
+    if S_ISLNK(info.st_mode):
+        return f"{name}:link"
+    if S_ISREG(info.st_mode):
+        return f"{name}:{info.st_size}:{info.st_mtime_ns}"
+    return None
 
 
 def _stamp_value(stamp: str) -> int:
