@@ -41,7 +41,7 @@ from memsite.errors import (
     MemsiteError,
     SecretFoundError,
 )
-from memsite.secrets import ALLOW_KEY, redact_object
+from memsite.secrets import ALLOW_KEY, REDACTED_FIELDS, redact_object
 from memsite.secrets import describe as describe_secrets
 from memsite.secrets import entry_findings as entry_secret_findings
 from memsite.secrets import redact as redact_secrets
@@ -74,7 +74,7 @@ def _entry_json(entry: Entry, **extra: Any) -> dict[str, Any]:
 def _refuse_secrets(obj: Mapping[str, Any], allow: bool) -> bool:
     """Raise if a field of a new entry looks like it holds a secret; True if one was allowed."""
     found = False
-    for name in ("content", "key", "reason", "agent"):
+    for name in REDACTED_FIELDS:
         value = obj.get(name)
         if isinstance(value, str):
             hits = scan_secrets(value)
@@ -540,9 +540,14 @@ class Memory:
             "removed_temporaries": temporaries,
         }
 
-    def ensure_fresh(self) -> None:
-        if self.config.auto_compact and not self.is_fresh():
+    def ensure_fresh(self) -> bool:
+        """Compact when the views are stale and autoCompact is on; are they fresh now?"""
+        if self.is_fresh():
+            return True
+        if self.config.auto_compact:
             self.compact()
+            return True
+        return False
 
     def context(self, budget: int | None = None) -> str:
         """index.md within the budget, compacting first when the views are stale."""
@@ -550,8 +555,7 @@ class Memory:
             raise InvalidInputError("budget must be a positive number of tokens")
         from memsite.views import render_index
 
-        self.ensure_fresh()
-        if budget is None and self.store.index_path.is_file() and self.is_fresh():
+        if self.ensure_fresh() and budget is None:
             return self.store.index_path.read_text(encoding="utf-8")
         return render_index(
             self.state().result, self.config.categories, budget or self.config.budget
