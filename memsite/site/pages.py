@@ -135,67 +135,61 @@ class Renderer:
         self._tag_bodies = {k: v for k, v in self._tag_bodies.items() if k in live}
         return pages
 
+    def _nav_page(self, path: str, title: str, template: str, **context: Any) -> PageOut:
+        """A page of the navigation: its own shell, its body from ``template``."""
+        return PageOut(path, title, self._render(template, path, **context), path)
+
     def category_page(self, category: CategoryView) -> PageOut:
         path = f"categories/{category.slug}/"
-        body = self._render("category.html", path, category=category)
-        return PageOut(path, category.title, body, path)
+        return self._nav_page(path, category.title, "category.html", category=category)
 
     def main_pages(self, portal: Portal) -> list[PageOut]:
         """Home, categories, tags index, timeline, review and search: one shell each."""
         counts = portal.counts()
         pages = [
-            PageOut(
+            self._nav_page(
                 "",
                 portal.site_name,
-                self._render(
-                    "home.html",
-                    "",
-                    portal=portal,
-                    counts=counts,
-                    recent=portal.entries[:RECENT],
-                    index_sections=index_sections(portal.index_md),
-                ),
-                "",
+                "home.html",
+                portal=portal,
+                counts=counts,
+                recent=portal.entries[:RECENT],
+                index_sections=index_sections(portal.index_md),
             )
         ]
         pages.extend(self.category_page(c) for c in portal.categories)
-        pages.append(
-            PageOut("tags/", "Tags", self._render("tags.html", "tags/", tags=portal.tags), "tags/")
-        )
+        pages.append(self._nav_page("tags/", "Tags", "tags.html", tags=portal.tags))
         days: dict[str, list[EntryView]] = {}
         for entry in portal.entries:
             days.setdefault(entry.day, []).append(entry)
         pages.append(
-            PageOut(
+            self._nav_page(
                 "timeline/",
                 "Timeline",
-                self._render(
-                    "timeline.html", "timeline/", days=list(days.items()), total=len(portal.entries)
-                ),
-                "timeline/",
+                "timeline.html",
+                days=list(days.items()),
+                total=len(portal.entries),
             )
         )
         groups: dict[str, list[Any]] = {}
         for finding in portal.findings:
             groups.setdefault(finding.kind, []).append(finding)
         pages.append(
-            PageOut(
+            self._nav_page(
                 "review/",
                 "Review",
-                self._render(
-                    "review.html", "review/", findings=portal.findings, groups=list(groups.items())
-                ),
-                "review/",
+                "review.html",
+                findings=portal.findings,
+                groups=list(groups.items()),
             )
         )
         pages.append(
-            PageOut(
+            self._nav_page(
                 "search/",
                 "Search",
-                self._render(
-                    "search.html", "search/", categories=portal.categories, tags=portal.tags
-                ),
-                "search/",
+                "search.html",
+                categories=portal.categories,
+                tags=portal.tags,
             )
         )
         return pages
