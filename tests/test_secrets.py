@@ -12,7 +12,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -25,6 +24,7 @@ from memsite.entry import NAME_RE
 from memsite.secrets import prefilter, redact, scan
 from tests.conftest import Invoke, make_entry, write_raw
 from tests.secrets_corpus import FAKE_SECRETS, ORDINARY_FACTS, FakeSecret
+from tests.test_startup import imported_modules
 
 REPO = Path(__file__).resolve().parent.parent
 DEMO_STORE = REPO / "examples" / "demo" / ".memsite"
@@ -402,23 +402,6 @@ def test_demo_store_has_no_secret_finding(runner: Invoke, tmp_path: Path) -> Non
 
 
 # --- the library stays out of the hot path -----------------------------------------------------
-
-
-def imported_modules(args: list[str], cwd: Path) -> tuple[int, set[str]]:
-    done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "memsite", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    modules = {
-        line.rsplit("|", 1)[1].strip()
-        for line in done.stderr.splitlines()
-        if line.startswith("import time:") and "|" in line
-    }
-    assert "memsite.cli" in modules, done.stderr[-2000:]
-    return done.returncode, modules
 
 
 def test_add_of_an_ordinary_fact_does_not_import_detect_secrets(store_root: Path) -> None:

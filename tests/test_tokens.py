@@ -700,7 +700,9 @@ def test_lower_bound_never_exceeds_the_estimate(text: str) -> None:
     assert lower_bound(text) <= estimate_tokens(text)
 
 
-@pytest.mark.parametrize("text", ["", "a", "- Always use pnpm\n", "x" * 400, "数据库 " * 30, "  \t  "])
+@pytest.mark.parametrize(
+    "text", ["", "a", "- Always use pnpm\n", "x" * 400, "数据库 " * 30, "  \t  "]
+)
 def test_lower_bound_holds_on_samples(text: str) -> None:
     from memsite.tokens import lower_bound
 
