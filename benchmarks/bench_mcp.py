@@ -29,9 +29,9 @@ from mcp import Client, StdioServerParameters
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_store import generate
 
-from memsite.mcp_server import build_server
-from memsite.service import Memory
-from memsite.store import Store
+from memsite.mcp.server import build_server
+from memsite.memory import Memory
+from memsite.storage.layout import Store
 
 QUERIES = ("deploy staging", "postgres migration", "pnpm lockfile", "kafka consumer lag", "retry")
 

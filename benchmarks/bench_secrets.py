@@ -1,7 +1,7 @@
 """What the secret scan costs: per `memsite add` at 10k entries, and per fact in-process.
 
 Whole process: `memsite add` of an ordinary fact with the scanner as it is, and with the scan
-disabled (``memsite.service._refuse_secrets`` patched to a no-op before ``memsite.cli.main``
+disabled (``memsite.memory.writes.refusal`` patched to a no-op before ``memsite.cli.main.main``
 runs); both start the same way (``python -c``), and runs alternate so that load on a shared
 machine falls on both alike. Also timed: an add that the scanner refuses (the prefilter fires
 and detect-secrets is imported to confirm), and the bare import of detect-secrets' plugins.
@@ -30,21 +30,21 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(ROOT))
 from gen_store import generate  # noqa: E402
 
-from memsite.secrets import _library, prefilter, scan  # noqa: E402
+from memsite.core.secrets import _library, prefilter, scan  # noqa: E402
 from tests.secrets_corpus import FAKE_SECRETS, ORDINARY_FACTS  # noqa: E402
 
-AS_IS = "import memsite.service\nfrom memsite.cli import main\nmain()"
+AS_IS = "import memsite.memory\nfrom memsite.cli.main import main\nmain()"
 NO_SCAN = (
-    "import memsite.service\n"
-    "memsite.service._refuse_secrets = lambda obj, allow: False\n"
-    "from memsite.cli import main\nmain()"
+    "import memsite.memory\n"
+    "memsite.memory.writes.refusal = lambda fields, tags: None\n"
+    "from memsite.cli.main import main\nmain()"
 )
 MODULE_IMPORT = (
     "import collections, dataclasses, functools, math, re, time\nimport memsite\n"
-    "start = time.perf_counter()\nimport memsite.secrets\nprint(time.perf_counter() - start)"
+    "start = time.perf_counter()\nimport memsite.core.secrets\nprint(time.perf_counter() - start)"
 )
 LIBRARY_IMPORT = (
-    "import time\nstart = time.perf_counter()\nimport memsite.secrets as s\ns._library()\n"
+    "import time\nstart = time.perf_counter()\nimport memsite.core.secrets as s\ns._library()\n"
     "print(time.perf_counter() - start)"
 )
 
@@ -74,7 +74,7 @@ def whole_process(size: int, runs: int, root: Path) -> dict[str, list[float]]:
         "add, scanner as is": [],
         "add, scan disabled": [],
         "add refused (library imported)": [],
-        "import memsite.secrets (regexes)": [],
+        "import memsite.core.secrets (regexes)": [],
         "import detect-secrets plugins": [],
     }
     secret = FAKE_SECRETS[0].fact
@@ -90,7 +90,7 @@ def whole_process(size: int, runs: int, root: Path) -> dict[str, list[float]]:
         refused = [sys.executable, "-c", AS_IS, *base, "add", secret, "-c", "operations"]
         results["add refused (library imported)"].append(timed(refused, expect=1))
         for name, code in (
-            ("import memsite.secrets (regexes)", MODULE_IMPORT),
+            ("import memsite.core.secrets (regexes)", MODULE_IMPORT),
             ("import detect-secrets plugins", LIBRARY_IMPORT),
         ):
             done = subprocess.run(

@@ -71,11 +71,11 @@ def disk_size(folder: Path) -> tuple[int, int]:
 
 def plain_project(store: Path, root: Path) -> Path:
     """A plain MkDocs project of the portal's pages (bodies as page sources)."""
-    from memsite.service import Memory
-    from memsite.site.mkglue import nav_config
-    from memsite.site.model import build_portal, finding_views
-    from memsite.site.pages import Renderer, nav_items
-    from memsite.site.resources import site_config_dir
+    from memsite.memory import Memory
+    from memsite.portal.mkglue import nav_config
+    from memsite.portal.model import build_portal, finding_views
+    from memsite.portal.render import Renderer, nav_items
+    from memsite.portal.resources import site_config_dir
 
     memory = Memory.open(str(store), {}, store.parent)
     state = memory.state()
@@ -100,9 +100,9 @@ def plain_project(store: Path, root: Path) -> Path:
 
 def incremental(store: Path, work: Path, runs: int) -> dict[str, float]:
     """serve's path after one new entry: foreground rewrite, background follow-up."""
-    from memsite.service import Memory
-    from memsite.site.model import PortalCache
-    from memsite.site.serve import background, cold_build, update
+    from memsite.memory import Memory
+    from memsite.portal.model import PortalCache
+    from memsite.portal.serve import background, cold_build, update
 
     memory = Memory.open(str(store), {}, store.parent)
     site_dir = work / "serve-site"

@@ -33,3 +33,7 @@ class SecretFoundError(InvalidInputError):
 
 class InvalidEntryFileError(MemsiteError):
     """An entry file on disk cannot be read as an entry (reported by review, skipped elsewhere)."""
+
+
+class StorageError(MemsiteError):
+    """A file or folder could not be read or written; the message names it and the cause."""

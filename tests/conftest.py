@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from memsite.cli import main
-from memsite.entry import build_entry, format_created
-from memsite.store import Store
+from memsite.cli.main import main
+from memsite.core.entry import build_entry, format_created
+from memsite.storage.layout import Store
 
 
 @dataclass

@@ -13,17 +13,15 @@ from typing import Any
 import pytest
 import yaml
 
-from memsite.agents import (
-    BEGIN,
-    END,
+from memsite.runners.claude import (
     HOOK_OUTPUT_MAX,
     REMIND_INTERVAL,
     SESSION_MATCHER,
-    add_block,
     claude_hook_output,
     hook_response,
-    remove_block,
 )
+from memsite.runners.targets import BEGIN, END
+from memsite.storage.blocks import add_block, remove_block
 from tests.conftest import Invoke, make_entry, write_raw
 
 USER_AGENTS = "# Agents\n\nUse tabs, not spaces.\n"
@@ -261,7 +259,7 @@ def test_auto_flush_off_means_session_start_only(repo: Path, runner: Invoke) -> 
 
 
 def test_a_non_default_store_location_is_passed_explicitly(tmp_path: Path, runner: Invoke) -> None:
-    from memsite.store import Store
+    from memsite.storage.layout import Store
 
     store, _ = Store.init(tmp_path / "repo" / "memory")
     result = runner("--store", str(store.root), "agents", "install", "--runner", "claude,codex")

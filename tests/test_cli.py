@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 import pytest
 
-from memsite.cli import cli
+from memsite.cli.main import cli
 from tests.conftest import Invoke, make_entry, write_raw
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
@@ -337,7 +337,7 @@ def test_store_from_environment_and_walk_up(
         ({"memroy": {}}, "unknown key 'memroy'"),
         (
             {"memory": {"autoInjectTokenBudget": "big"}},
-            "'memory.autoInjectTokenBudget' must be an integer",
+            "'memory.autoInjectTokenBudget' must be a whole number",
         ),
         ({"memory": {"categories": {"Bad Name": 1}}}, "category name 'Bad Name'"),
         ({"site": {"theme": "x"}}, "unknown key 'site.theme'"),

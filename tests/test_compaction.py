@@ -11,8 +11,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memsite.compaction import compact
-from memsite.entry import Entry, entry_from_object
+from memsite.core.compaction import compact
+from memsite.core.entry import Entry, entry_from_object
 
 T0 = datetime(2026, 3, 1, tzinfo=UTC)
 CATS = ["conventions", "architecture", "operations", "decisions"]

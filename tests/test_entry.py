@@ -7,17 +7,16 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memsite.entry import (
+from memsite.core.entry import (
     Limits,
     build_entry,
     filename_for,
     format_created,
-    normalize,
     parse_created,
     parse_entry,
-    split_tags,
-    word_tokens,
 )
+from memsite.core.text import normalize, word_tokens
+from memsite.core.text import split_names as split_tags
 from memsite.errors import InvalidEntryFileError, InvalidInputError
 
 GOOD = {

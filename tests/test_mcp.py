@@ -13,9 +13,10 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import ReadResourceResult, TextResourceContents, ToolAnnotations
 
-from memsite.mcp_server import INSTRUCTIONS_MAX, build_instructions, build_server
-from memsite.service import Memory
-from memsite.store import Store
+from memsite.mcp.instructions import INSTRUCTIONS_MAX, build_instructions
+from memsite.mcp.server import build_server
+from memsite.memory import Memory
+from memsite.storage.layout import Store
 from tests.conftest import make_entry, write_raw
 
 T = TypeVar("T")
@@ -71,7 +72,8 @@ def test_tools_have_input_schemas_and_the_right_annotations(store_root: Path) ->
             assert tool.annotations is not None
             assert tool.annotations.open_world_hint is False
         assert tools["memory_write"].input_schema["required"] == ["content", "category"]
-        assert "allow_secret" in tools["memory_write"].input_schema["properties"]
+        # overriding the secret check is a person's decision (the CLI), never an agent's
+        assert "allow_secret" not in tools["memory_write"].input_schema["properties"]
         assert tools["memory_read"].input_schema["required"] == ["id"]
         assert tools["memory_search"].input_schema["required"] == ["query"]
         for name in ("memory_read", "memory_search", "memory_list"):
@@ -374,20 +376,20 @@ def test_instructions_stay_under_2000_characters_with_a_huge_index(store_root: P
     assert instructions.endswith("…(more: read memsite://index or use memory_search)")
 
 
-def test_a_suspected_secret_is_refused_unless_allowed(store_root: Path) -> None:
-    from memsite.mcp_server import _ADD_ACCEPTS_ALLOW_SECRET
-
-    if not _ADD_ACCEPTS_ALLOW_SECRET:
-        pytest.skip("Memory.add has no allow_secret parameter in this checkout")
+def test_a_suspected_secret_is_refused_and_an_agent_cannot_override_it(store_root: Path) -> None:
     fact = {"content": "The deploy key is AKIAZ7VQ3XK2P4L9WQ8M.", "category": "operations"}
 
-    async def body(client: Client) -> dict[str, Any]:
+    async def body(client: Client) -> tuple[str, str]:
         text = await fail(client, "memory_write", **fact)
-        assert "looks like a secret" in text and "allow_secret=true" in text
-        assert "AKIAZ7VQ3XK2P4L9WQ8M" not in text  # never echoed
-        return await call(client, "memory_write", **fact, allow_secret=True)
+        retried = await fail(client, "memory_write", **fact, allow_secret=True)
+        return text, retried
 
-    assert session(store_root, body)["status"] == "written"
+    text, retried = session(store_root, body)
+    assert "looks like a secret" in text and "AKIAZ7VQ3XK2P4L9WQ8M" not in text  # never echoed
+    assert "ask a person" in text and "--allow-secret" in text  # how a person can allow it
+    assert "allow_secret=true" not in text
+    assert "AKIAZ7VQ3XK2P4L9WQ8M" not in retried
+    assert list((store_root / "entries").glob("*.json")) == []  # nothing was written
 
 
 @pytest.mark.parametrize("index", range(0, 37, 4))

@@ -19,9 +19,9 @@ from typing import Any
 
 import pytest
 
-from memsite import secrets
-from memsite.entry import NAME_RE
-from memsite.secrets import prefilter, redact, scan
+from memsite.core import secrets
+from memsite.core.secrets import prefilter, redact, scan
+from memsite.core.text import NAME_RE
 from tests.conftest import Invoke, make_entry, write_raw
 from tests.secrets_corpus import FAKE_SECRETS, ORDINARY_FACTS, FakeSecret
 from tests.test_startup import imported_modules
@@ -409,7 +409,7 @@ def test_add_of_an_ordinary_fact_does_not_import_detect_secrets(store_root: Path
         ["add", "ordinary fact", "-c", "conventions"], store_root.parent
     )
     assert code == 0
-    assert "memsite.secrets" in modules
+    assert "memsite.core.secrets" in modules
     assert not any(m.split(".")[0] == "detect_secrets" for m in modules)
 
 

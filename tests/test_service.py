@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memsite.service import Memory
-from memsite.store import Store
+from memsite.memory import Memory
+from memsite.storage.layout import Store
 from tests.conftest import Clock, make_entry, write_raw
 
 
@@ -62,7 +62,7 @@ def test_prune_before_removes_old_inactive_entries_with_their_chain(
     cutoff = clock.moment.date()
     result = memory.prune(before=cutoff)
     assert sorted(result["entries"]) == sorted([b, c])
-    assert [e["id"] for e in open_memory(store_root, clock).list(include_all=True)] == [a]
+    assert [e["id"] for e in open_memory(store_root, clock).list_entries(include_all=True)] == [a]
 
 
 def test_prune_keeps_an_entry_whose_superseded_target_is_too_new(
@@ -77,7 +77,7 @@ def test_prune_keeps_an_entry_whose_superseded_target_is_too_new(
     # with the cut between C and B, nothing may go: pruning C alone is fine, B alone is not
     result = memory.prune(before=b_day)
     assert result["entries"] == [c]
-    assert [e["id"] for e in open_memory(store_root, clock).list()] == [a]
+    assert [e["id"] for e in open_memory(store_root, clock).list_entries()] == [a]
 
 
 def test_prune_does_not_revive_a_duplicate(store_root: Path, clock: Clock) -> None:
@@ -99,7 +99,7 @@ def test_prune_does_not_revive_a_duplicate(store_root: Path, clock: Clock) -> No
     result = memory.prune(before=clock.moment.date() + timedelta(days=1))
     # pruning the superseded winner would hand the duplicate group back to `first`: it goes too
     assert set(result["entries"]) == {first, "77777777-7777-4777-8777-777777777777"}
-    assert [e["id"] for e in open_memory(store_root, clock).list()] == [newest]
+    assert [e["id"] for e in open_memory(store_root, clock).list_entries()] == [newest]
 
 
 def test_snapshot_follows_writes_from_other_processes(store_root: Path, clock: Clock) -> None:
@@ -205,14 +205,14 @@ def test_future_entry_is_kept_and_reported(store_root: Path, clock: Clock) -> No
     )
     kinds = [f["kind"] for f in memory.review()["findings"]]
     assert kinds == ["future_timestamp"]
-    assert memory.list()[0]["content"] == "from the future"
+    assert memory.list_entries()[0]["content"] == "from the future"
 
 
 def test_prune_rejects_nothing_active(store_root: Path, clock: Clock) -> None:
     memory = open_memory(store_root, clock)
     memory.add("still true", "conventions")
     assert memory.prune(before=date(2999, 1, 1))["entries"] == []
-    assert len(memory.list()) == 1
+    assert len(memory.list_entries()) == 1
 
 
 def test_created_time_is_the_injected_clock(store_root: Path) -> None:

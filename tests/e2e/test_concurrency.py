@@ -14,7 +14,7 @@ import pytest
 
 WRITER = r"""
 import sys
-from memsite.service import Memory
+from memsite.memory import Memory
 memory = Memory.open(sys.argv[1])
 worker, count = sys.argv[2], int(sys.argv[3])
 for i in range(count):
@@ -83,7 +83,7 @@ def test_a_killed_writer_leaves_only_complete_files(store_root: Path) -> None:
     # an entry, and compaction only removes it once it is stale.
     leftovers = [p for p in entry_files(store_root) if p.name.startswith(".")]
     assert len(leftovers) <= 1
-    from memsite.service import Memory
+    from memsite.memory import Memory
 
     memory = Memory.open(str(store_root))
     assert len(memory.state().scan.entries) == len(files)

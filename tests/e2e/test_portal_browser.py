@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from memsite.site.searchdata import analyze, decode_postings
+from memsite.portal.searchdata import analyze, decode_postings
 from tests.e2e.conftest import SCREENSHOTS, PageWatch, serve_folder
 from tests.site.conftest import Built, build, copy_demo, hostile_entries
 

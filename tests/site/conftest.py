@@ -14,8 +14,8 @@ from urllib.parse import unquote, urljoin, urlsplit
 
 import pytest
 
-from memsite.service import Memory
-from memsite.site.engine import build_site
+from memsite.memory import Memory
+from memsite.portal.build import build_site
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "examples" / "demo" / ".memsite"
@@ -58,12 +58,17 @@ def plant(store: Path, **fields: Any) -> dict[str, Any]:
 
 
 def hostile_entries(store: Path) -> list[dict[str, Any]]:
-    """Entries whose every field tries to inject HTML, script or Jinja."""
+    """Entries whose every field tries to inject HTML, script or Jinja.
+
+    Free text (content, agent, reason) must show literally; names that are not names
+    (category, tag, key: they become paths and URLs) make the whole file invalid, reported by
+    review and skipped.
+    """
     made = [
-        plant(store, content=f"Danger {SCRIPT} here", tags=["<script>x</script>", "ok-tag"]),
+        plant(store, content=f"Danger {SCRIPT} here", tags=["ok-tag"]),
         plant(store, content=f"Image {IMG} and {IMG_MD}", agent=f"agent {IMG}"),
         plant(store, content=f"Links {JS_LINK} and {RAW_LINK} and javascript:alert(4)"),
-        plant(store, content=f"Template {JINJA} stays literal", key="<b>key</b>"),
+        plant(store, content=f"Template {JINJA} stays literal", agent="<b>agent</b>"),
         plant(
             store,
             content="Foreign category",
@@ -77,6 +82,8 @@ def hostile_entries(store: Path) -> list[dict[str, Any]]:
             created="2026-05-02T10:00:00.000Z",
         ),
         plant(store, content="Backticks `<script>alert(7)</script>` in code"),
+        plant(store, content="Foreign tag", tags=["<script>x</script>", "ok-tag"]),
+        plant(store, content="Foreign key", key="<b>key</b>"),
     ]
     # make one supersede another so the reason shows in a history
     made[5]["supersedes"] = made[0]["id"]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from memsite.compaction import ACTIVE
+from memsite.core.compaction import ACTIVE
 from tests.conftest import Invoke
 from tests.site.conftest import (
     Built,

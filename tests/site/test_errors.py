@@ -135,7 +135,7 @@ def test_gh_deploy_outside_git(runner: Invoke) -> None:
 
 
 def test_every_portal_command_and_option_has_help(runner: Invoke) -> None:
-    from memsite.site.commands import COMMANDS
+    from memsite.cli.portal import COMMANDS
 
     assert sorted(c.name or "" for c in COMMANDS) == ["build", "gh-deploy", "serve"]
     for command in COMMANDS:

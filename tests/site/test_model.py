@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memsite.secrets import redact
-from memsite.site.engine import secret_ids
-from memsite.site.model import Redactor, build_portal, slug
+from memsite.core.secrets import redact
+from memsite.portal.model import Redactor, build_portal, secret_ids, slug
 from tests.site.conftest import build, copy_demo, plant
 
 GITHUB = "ghp_" + "A1b2C3d4E5" * 4
@@ -103,7 +102,7 @@ def test_history_closures_are_transitive(tmp_path: Path) -> None:
 def test_lunr_loads_without_nltk() -> None:
     code = (
         "import sys\n"
-        "from memsite.site.searchdata import analyze\n"
+        "from memsite.portal.searchdata import analyze\n"
         "analyze('words')\n"
         "print('lunr' in sys.modules, 'nltk' in sys.modules, 'scipy' in sys.modules)\n"
     )

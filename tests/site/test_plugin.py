@@ -99,4 +99,4 @@ def test_entry_point_is_registered(name: str) -> None:
     from importlib.metadata import entry_points
 
     found = [e for e in entry_points(group="mkdocs.plugins") if e.name == name]
-    assert found and found[0].value == "memsite.site.plugin:MemsitePlugin"
+    assert found and found[0].value == "memsite.portal.plugin:MemsitePlugin"

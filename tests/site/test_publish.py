@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from memsite.publish import pages_workflow
+from memsite.portal.publish import pages_workflow
 from tests.conftest import Invoke
 
 

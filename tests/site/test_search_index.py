@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from memsite.site.model import build_portal
-from memsite.site.searchdata import (
+from memsite.portal.model import build_portal
+from memsite.portal.searchdata import (
     _SPLIT,
     BOOSTS,
     FIELDS,

@@ -95,7 +95,7 @@ def test_jinja_in_entries_stays_literal(hostile_site: Built) -> None:
     fact = raw.split('class="memsite-fact memsite-fact--main">', 1)[1].split("</div>", 1)[0]
     assert fact == "Template {{ 7*7 }} stays literal"
     assert "49" not in fact
-    assert "&lt;b&gt;key&lt;/b&gt;" in raw  # the key, escaped
+    assert "&lt;b&gt;agent&lt;/b&gt;" in raw  # the agent, escaped
     assert "Template {{ 7*7 }} stays literal" in (hostile_site.site / "index.md").read_text()
 
 
@@ -106,16 +106,22 @@ def test_code_spans_escape_their_content(hostile_site: Built) -> None:
     assert "<code>&lt;script&gt;alert(7)&lt;/script&gt;</code>" in raw
 
 
-def test_foreign_category_and_tag_names_get_safe_pages(hostile_site: Built) -> None:
+def test_names_that_are_not_names_are_reported_and_skipped(hostile_site: Built) -> None:
     site = hostile_site.site
-    categories = [p for p in (site / "categories").iterdir() if p.name.startswith("_")]
-    tags = [p for p in (site / "tags").iterdir() if p.name.startswith("_")]
-    assert len(categories) == 1 and len(tags) == 2
-    for folder in categories + tags:
-        page = parse_page(site, folder / "index.html")
-        assert injected(page) == []
-        title = re.search(r"<title>(.*?)</title>", page.path.read_text(), re.S)
-        assert title is not None and "<" not in title.group(1) and '"' not in title.group(1)
+    findings = hostile_site.memory.review()["findings"]
+    invalid = {f["files"][0]: f["message"] for f in findings if f["kind"] == "invalid_file"}
+    reasons = sorted(message.split(": ", 1)[1] for message in invalid.values())
+    assert len(reasons) == 3, invalid
+    assert any(r.startswith("'category' is not a valid name") for r in reasons)
+    assert any(r.startswith("tag '<script>x</script>' is not a valid name") for r in reasons)
+    assert any(r.startswith("'key' is not a valid name") for r in reasons)
+    text = "\n".join(p.read_text(errors="replace") for p in site.rglob("*.html"))
+    for skipped in ("Foreign category", "Foreign tag", "Foreign key"):
+        assert skipped not in text
+    assert not [p for p in (site / "categories").iterdir() if p.name.startswith("_")]
+    assert not [p for p in (site / "tags").iterdir() if p.name.startswith("_")]
+    review = parse_page(site, site / "review" / "index.html")
+    assert injected(review) == []
     assert broken_links(site) == []
 
 
@@ -148,7 +154,9 @@ def test_raw_json_keeps_the_text_as_data(hostile_site: Built) -> None:
     entry = next(e for e in result.entries if e.content.startswith("Danger"))
     data = json.loads((hostile_site.site / "entries" / f"{entry.id}.json").read_text())
     assert data["content"] == f"Danger {SCRIPT} here"
-    assert "<script>x</script>" in data["tags"]
+    image = next(e for e in result.entries if e.content.startswith("Image"))
+    data = json.loads((hostile_site.site / "entries" / f"{image.id}.json").read_text())
+    assert data["agent"] == f"agent {IMG}"
 
 
 def test_llms_txt_holds_no_markup(hostile_site: Built) -> None:

@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 from types import SimpleNamespace
 
-from memsite.service import Memory
-from memsite.site.model import PortalCache
-from memsite.site.serve import _Watch, background, cold_build, update
+from memsite.memory import Memory
+from memsite.portal.model import PortalCache
+from memsite.portal.serve import _Watch, background, cold_build, update
 from tests.site.conftest import broken_links, copy_demo
 
 URL = "http://127.0.0.1:8000/"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memsite.site.text import plain_text, render_text, safe_title, search_html
+from memsite.portal.text import plain_text, render_text, safe_title, search_html
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,136 @@
+"""`memsite agents …`: wire agent runners (install, uninstall) and run their hooks."""
+
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING, Any
+
+import click
+
+from memsite.cli.kit import emit_json, get_memory, json_option, out
+
+if TYPE_CHECKING:
+    from memsite.memory import Memory
+    from memsite.runners.base import Runner, Wiring
+    from memsite.runners.plan import Plan
+
+
+@click.group()
+def agents() -> None:
+    """Wire agent runners (Claude Code, Codex, Copilot, Cursor) to the memory."""
+
+
+RUNNER_HELP = (
+    "claude, codex, copilot, cursor or all; repeat or comma-separate. "
+    "Default: the runners the repository shows signs of (all when none)."
+)
+
+
+def _wiring(memory: Memory) -> Wiring:
+    from memsite.runners.base import Wiring
+
+    store = memory.store
+    return Wiring(
+        root=store.project_root,
+        store_rel=store.root.relative_to(store.project_root).as_posix(),
+        categories=tuple(memory.config.categories),
+        auto_flush=memory.config.auto_flush,
+    )
+
+
+def _report(
+    wiring: Wiring, plan: Plan, runners: list[Runner], dry_run: bool, as_json: bool
+) -> None:
+    names = [r.name for r in runners]
+    if as_json:
+        answer: dict[str, Any] = {
+            "root": str(wiring.root),
+            "runners": names,
+            "dry_run": dry_run,
+            "written": plan.written,
+            "removed": plan.removed,
+            "unchanged": plan.unchanged,
+        }
+        emit_json(answer)
+        return
+    for rel in plan.written:
+        out(f"{'Would write' if dry_run else 'Wrote'} {rel}")
+    for rel in plan.removed:
+        out(f"{'Would remove' if dry_run else 'Removed'} {rel}")
+    if not plan.changes:
+        out(f"Nothing to change for {', '.join(names)} in {wiring.root}.")
+    for runner in runners:
+        if runner.note and any(t.rel in plan.written for t in runner.targets):
+            out(f"Note: {runner.note}")
+
+
+@agents.command()
+@click.option("--runner", "runner_opts", multiple=True, metavar="NAME", help=RUNNER_HELP)
+@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@json_option
+@click.pass_context
+def install(ctx: click.Context, runner_opts: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
+    """Register the MCP server, add memory instructions and Claude Code hooks. Idempotent."""
+    from memsite.runners import parse_runners
+    from memsite.runners.plan import apply, detect_runners, plan_install
+
+    wiring = _wiring(get_memory(ctx))
+    runners = parse_runners(runner_opts) if runner_opts else detect_runners(wiring.root)
+    plan = plan_install(wiring, runners)
+    if not dry_run:
+        apply(wiring, plan)
+    _report(wiring, plan, runners, dry_run, as_json)
+
+
+@agents.command()
+@click.option("--runner", "runner_opts", multiple=True, metavar="NAME", help=RUNNER_HELP)
+@click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@json_option
+@click.pass_context
+def uninstall(
+    ctx: click.Context, runner_opts: tuple[str, ...], dry_run: bool, as_json: bool
+) -> None:
+    """Remove exactly what install added (default: for every runner)."""
+    from memsite.runners import parse_runners, registry
+    from memsite.runners.plan import apply, plan_uninstall
+
+    wiring = _wiring(get_memory(ctx))
+    runners = parse_runners(runner_opts) if runner_opts else list(registry().values())
+    plan = plan_uninstall(wiring, runners)
+    if not dry_run:
+        apply(wiring, plan)
+    _report(wiring, plan, runners, dry_run, as_json)
+
+
+@agents.command()
+@click.argument("event", type=click.Choice(["pre-compact", "stop"]))
+@click.pass_context
+def hook(ctx: click.Context, event: str) -> None:
+    """Claude Code hook body: reads the hook JSON on stdin, prints the hook's JSON answer.
+
+    stop: asks the agent (once per session every 30 minutes, never when stop_hook_active is
+    true) to record durable facts before it stops. pre-compact: a note to the user. Both do
+    nothing when memory.autoFlush is off or the memory is disabled, and fail open: any
+    problem prints nothing.
+    """
+    from memsite.errors import MemsiteError
+    from memsite.runners.claude import hook_response, parse_hook_input
+
+    raw = ""
+    if sys.stdin is not None and not sys.stdin.isatty():
+        raw = sys.stdin.buffer.read(1 << 20).decode("utf-8", "replace")
+    try:
+        memory = get_memory(ctx)
+        answer = hook_response(
+            event,
+            parse_hook_input(raw),
+            auto_flush=memory.config.auto_flush and memory.config.enabled,
+            state_path=memory.store.cache_dir / "agent-hooks.json",
+        )
+    except MemsiteError:
+        return
+    if answer is not None:
+        emit_json(answer)
+
+
+COMMANDS: list[click.Command] = [agents]

@@ -1,0 +1,94 @@
+"""What every command module shares: output (sanitized for terminals), JSON, the opened memory.
+
+Everything a command prints for a person goes through :func:`out` or :func:`warn`, which strip
+control characters: entry text comes from other branches and tools, and an escape sequence
+printed raw would be obeyed by the terminal. JSON output escapes them instead.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+from datetime import date
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+from memsite.core.entry import CONFIDENCES
+from memsite.core.text import json_safe, printable, shorten
+from memsite.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from memsite.memory import Memory
+
+F = TypeVar("F", bound=Callable[..., Any])
+CONFIDENCE = click.Choice(CONFIDENCES)
+STDIN_MAX = 1 << 20
+
+
+def json_option(func: F) -> F:
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON for agents.")(func)
+
+
+def dumps(value: Any) -> str:
+    return json_safe(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False))
+
+
+def emit_json(value: Any) -> None:
+    click.echo(dumps(value))
+
+
+def out(text: str = "", *, nl: bool = True, err: bool = False) -> None:
+    """Print for a person: control characters removed (newlines and tabs kept)."""
+    click.echo(printable(text, multiline=True), nl=nl, err=err)
+
+
+def warn(message: str) -> None:
+    out(f"Warning: {message}", err=True)
+
+
+def get_memory(ctx: click.Context) -> Memory:
+    from memsite.memory import Memory
+
+    root = ctx.find_root()
+    if "memory" not in root.meta:
+        root.meta["memory"] = Memory.open(root.params.get("store"))
+    memory: Memory = root.meta["memory"]
+    return memory
+
+
+def text_argument(value: str, what: str) -> str:
+    """A text argument, or standard input when it is ``-`` (decoded strictly, bounded)."""
+    if value != "-":
+        return value
+    stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
+    data = stream.read(STDIN_MAX + 1) if stream is not None else sys.stdin.read().encode()
+    if len(data) > STDIN_MAX:
+        raise InvalidInputError(f"{what} on standard input is over {STDIN_MAX} bytes: shorten it")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(
+            f"{what} on standard input is not valid UTF-8 (byte {exc.start}): convert it first, "
+            "e.g. with iconv"
+        ) from None
+
+
+def parse_date(value: str) -> date:
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise InvalidInputError(f"invalid date {value[:40]!r}: use YYYY-MM-DD") from None
+
+
+def print_entries(rows: Sequence[dict[str, Any]], extra: Callable[[dict[str, Any]], str]) -> None:
+    if not rows:
+        out("No entries.")
+    for row in rows:
+        if row.get("source") == "daily":
+            out(f"{row['file']}:{row['line']}  {shorten(printable(row['text']), 96)}{extra(row)}")
+            continue
+        day = str(row.get("created", ""))[:10]
+        text = shorten(printable(str(row["content"])), 96)
+        out(f"{row['id'][:8]}  {day}  {row['category']:<12} {text}{extra(row)}")

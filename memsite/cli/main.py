@@ -1,0 +1,106 @@
+"""The `memsite` command group and its one error boundary.
+
+Every failure ends as one line ``Error: …`` on stderr (and ``{"error": …}`` on stdout with
+``--json``): exit 2 for a malformed command line, 1 for everything else, never a traceback for
+a user error. Commands live in the modules of ``COMMAND_MODULES``; heavy libraries (mkdocs,
+lunr, mcp, watchdog) are imported only inside the commands that need them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import NoReturn
+
+import click
+
+from memsite import __version__
+from memsite.core.text import has_surrogate, json_safe, one_line, printable
+from memsite.errors import MemsiteError, SecretFoundError
+
+COMMAND_MODULES = (
+    "memsite.cli.memory",
+    "memsite.cli.upkeep",
+    "memsite.cli.portal",
+    "memsite.cli.agents",
+    "memsite.cli.mcp",
+)
+SECRET_HINT = "; if it is a reviewed false positive, pass --allow-secret"
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option(
+    "--store",
+    metavar="PATH",
+    help="The store folder (holding entries/). Default: $MEMSITE_STORE, else the nearest "
+    ".memsite/ in this folder or above.",
+)
+@click.version_option(__version__, prog_name="memsite")
+def cli(store: str | None) -> None:
+    """memsite: one shared, git-native project memory for AI coding agents.
+
+    Facts are JSON files under .memsite/entries/ (append-only, merge-friendly); `compact`
+    fuses them into compacted/<category>.md and a token-budgeted index.md for agents.
+    """
+
+
+for _module in COMMAND_MODULES:
+    for _command in importlib.import_module(_module).COMMANDS:
+        cli.add_command(_command)
+
+
+def _hide_secrets(message: str) -> str:
+    """A usage error echoes what was typed: never a credential pasted as an argument."""
+    from memsite.core.secrets import prefilter, redact
+
+    return redact(message) if prefilter(message) else message
+
+
+def fail(message: str, as_json: bool, code: int) -> NoReturn:
+    line = printable(one_line(_hide_secrets(message)))
+    if as_json:
+        click.echo(json_safe(json.dumps({"error": line}, ensure_ascii=False)))
+    click.echo(f"Error: {line}", err=True)
+    sys.exit(code)
+
+
+def _bad_argument(args: Sequence[str]) -> int | None:
+    """The position of an argument that is not valid UTF-8 (the OS gave undecodable bytes)."""
+    for number, arg in enumerate(args, 1):
+        if has_surrogate(arg):
+            return number
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    as_json = "--json" in args
+    bad = _bad_argument(args)
+    if bad is not None:
+        fail(f"argument {bad} is not valid UTF-8 text: fix its encoding", as_json, 2)
+    try:
+        code = cli.main(args=args, prog_name="memsite", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.UsageError as exc:
+        hint = f" (see `{exc.ctx.command_path} --help`)" if exc.ctx else ""
+        fail(exc.format_message() + hint, as_json, 2)
+    except click.ClickException as exc:
+        fail(exc.format_message(), as_json, exc.exit_code)
+    except click.Abort:
+        fail("aborted", as_json, 1)
+    except SecretFoundError as exc:
+        fail(str(exc) + SECRET_HINT, as_json, 1)
+    except MemsiteError as exc:
+        fail(str(exc), as_json, 1)
+    except KeyboardInterrupt:
+        fail("interrupted", as_json, 130)
+    except BrokenPipeError:  # the reader went away (`memsite list | head`): nothing to say
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)

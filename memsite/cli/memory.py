@@ -1,0 +1,239 @@
+"""Commands that write and read facts: init, add, amend, read, list, search, delete, log."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import click
+
+from memsite.cli.kit import (
+    CONFIDENCE,
+    emit_json,
+    get_memory,
+    json_option,
+    out,
+    print_entries,
+    text_argument,
+    warn,
+)
+from memsite.core.text import shorten
+
+allow_secret_option = click.option(
+    "--allow-secret",
+    is_flag=True,
+    help="Write even though the text looks like a credential (a person's decision: a reviewed "
+    "false positive). Agents over MCP cannot do this.",
+)
+
+
+@click.command()
+@click.option("--git-hook", is_flag=True, help="Install git hooks that run `memsite compact`.")
+@click.option(
+    "--github-pages", is_flag=True, help="Write a GitHub Actions workflow publishing the portal."
+)
+@click.option("--force", is_flag=True, help="Create the store even in a non-empty folder.")
+@json_option
+@click.pass_context
+def init(
+    ctx: click.Context, git_hook: bool, github_pages: bool, force: bool, as_json: bool
+) -> None:
+    """Create the store (.memsite/ here, or --store PATH). Safe to run again."""
+    from memsite.storage.layout import STORE_DIRNAME, Store
+
+    explicit = ctx.find_root().params.get("store")
+    root = Path(explicit).resolve() if explicit else Path.cwd() / STORE_DIRNAME
+    store, created = Store.init(root, force=force)
+    store.load_config()  # a malformed existing config is reported now, not later
+    hooks: list[str] = []
+    workflow: str | None = None
+    if git_hook:
+        from memsite.storage.git import install_hooks
+
+        hooks = install_hooks(store.root, store.project_root)
+    if github_pages:
+        from memsite.portal.publish import write_pages_workflow
+
+        workflow = write_pages_workflow(store)
+    if as_json:
+        emit_json(
+            {"store": str(store.root), "created": created, "hooks": hooks, "workflow": workflow}
+        )
+        return
+    out(f"Store ready at {store.root}" + ("" if created else " (already there)"))
+    for path in hooks:
+        out(f"Git hook: {path}")
+    if workflow:
+        out(f"Workflow: {workflow}")
+
+
+@click.command()
+@click.argument("content")
+@click.option("-c", "--category", required=True, help="Category (see memory.categories).")
+@click.option("-t", "--tags", multiple=True, help="Comma-separated tags; may repeat.")
+@click.option(
+    "--supersedes", multiple=True, metavar="ID", help="Id this entry replaces; may repeat."
+)
+@click.option("--reason", help="Why this entry replaces the ones it supersedes.")
+@click.option("--confidence", type=CONFIDENCE, help="high, medium (default) or low.")
+@click.option("--agent", envvar="MEMSITE_AGENT", help="Who writes this (default $MEMSITE_AGENT).")
+@click.option("--key", help="Subject of the fact; a newer entry with the same key wins.")
+@allow_secret_option
+@json_option
+@click.pass_context
+def add(ctx: click.Context, /, content: str, as_json: bool, **options: Any) -> None:
+    """Write one fact. CONTENT may be - to read it from standard input."""
+    category = options.pop("category")
+    answer = get_memory(ctx).add(text_argument(content, "content"), category, **options)
+    print_write(answer, as_json)
+
+
+def print_write(answer: dict[str, Any], as_json: bool) -> None:
+    if as_json:
+        emit_json(answer)
+        return
+    if answer["status"] == "duplicate":
+        out(f"Duplicate of {answer['id'][:8]}: nothing written ({answer['path']})")
+    else:
+        out(f"Written {answer['id'][:8]}: {answer['path']}")
+    for near in answer["near_duplicates"]:
+        warn(f"near duplicate of {near['id'][:8]} ({near['similarity']:.0%} similar)")
+    for message in answer["warnings"]:
+        warn(message)
+
+
+@click.command()
+@click.argument("entry_id", metavar="ID")
+@click.argument("content")
+@click.option("--agent", envvar="MEMSITE_AGENT", help="Who writes this (default $MEMSITE_AGENT).")
+@allow_secret_option
+@json_option
+@click.pass_context
+def amend(
+    ctx: click.Context,
+    entry_id: str,
+    content: str,
+    agent: str | None,
+    allow_secret: bool,
+    as_json: bool,
+) -> None:
+    """Supersede entry ID with new CONTENT (or - for standard input), keeping its category,
+    key and tags."""
+    memory = get_memory(ctx)
+    text = text_argument(content, "content")
+    print_write(memory.amend(entry_id, text, agent=agent, allow_secret=allow_secret), as_json)
+
+
+@click.command()
+@click.argument("entry_id", metavar="ID")
+@json_option
+@click.pass_context
+def read(ctx: click.Context, entry_id: str, as_json: bool) -> None:
+    """Show one entry with its status and supersession chain (ID: full id or 4+ hex prefix)."""
+    row = get_memory(ctx).read(entry_id)
+    if as_json:
+        emit_json(row)
+        return
+    out(row["content"])
+    out()
+    for name in ("id", "category", "key", "created", "agent", "confidence", "status", "file"):
+        if row.get(name) is not None:
+            out(f"{name + ':':<13}{row[name]}")
+    if row.get("tags"):
+        out(f"{'tags:':<13}{', '.join(row['tags'])}")
+    if row["superseded_by"]:
+        out(f"{'replaced by:':<13}{', '.join(i[:8] for i in row['superseded_by'])}")
+    if len(row["chain"]) > 1:
+        out("history:")
+        for link in row["chain"]:
+            mark = "*" if link["id"] == row["id"] else " "
+            out(
+                f" {mark} {link['id'][:8]}  {link['created'][:10]}  {link['status']:<10} "
+                f"{shorten(link['content'], 72)}"
+            )
+
+
+@click.command(name="list")
+@click.option("-c", "--category", help="Only this category.")
+@click.option("-t", "--tag", help="Only entries with this tag.")
+@click.option("--all", "include_all", is_flag=True, help="Every status, not only active.")
+@click.option("--limit", type=click.IntRange(min=0), help="At most N entries.")
+@json_option
+@click.pass_context
+def list_(
+    ctx: click.Context,
+    category: str | None,
+    tag: str | None,
+    include_all: bool,
+    limit: int | None,
+    as_json: bool,
+) -> None:
+    """List active entries, newest first."""
+    rows = get_memory(ctx).list_entries(category, tag, include_all, limit)
+    if as_json:
+        emit_json(rows)
+    else:
+        print_entries(rows, lambda r: f"  [{r['status']}]" if include_all else "")
+
+
+@click.command()
+@click.argument("query")
+@click.option("-c", "--category", help="Only this category.")
+@click.option(
+    "--limit", type=click.IntRange(min=1), default=20, show_default=True, help="At most N hits."
+)
+@click.option("--all", "include_all", is_flag=True, help="Search inactive entries too.")
+@click.option("--daily", is_flag=True, help="Search the daily logs too.")
+@json_option
+@click.pass_context
+def search(
+    ctx: click.Context,
+    query: str,
+    category: str | None,
+    limit: int,
+    include_all: bool,
+    daily: bool,
+    as_json: bool,
+) -> None:
+    """Ranked search over content, tags and keys (typos tolerated)."""
+    rows = get_memory(ctx).search(query, category, limit, include_all, daily)
+    if as_json:
+        emit_json(rows)
+    else:
+        print_entries(rows, lambda r: f"  ({r['score']:.2f})")
+
+
+@click.command()
+@click.argument("entry_id", metavar="ID")
+@json_option
+@click.pass_context
+def delete(ctx: click.Context, entry_id: str, as_json: bool) -> None:
+    """Remove an entry file (git keeps its history)."""
+    answer = get_memory(ctx).delete(entry_id)
+    if as_json:
+        emit_json(answer)
+        return
+    out(f"Deleted {answer['id'][:8]}: {answer['path']}")
+    if answer["revived"]:
+        warn("active again: " + ", ".join(i[:8] for i in answer["revived"]))
+
+
+@click.command()
+@click.argument("text")
+@allow_secret_option
+@json_option
+@click.pass_context
+def log(ctx: click.Context, text: str, allow_secret: bool, as_json: bool) -> None:
+    """Append TEXT (or - for standard input) to today's daily log (session: $MEMSITE_SESSION,
+    else 'default')."""
+    session = os.environ.get("MEMSITE_SESSION") or None
+    body = text_argument(text, "log text")
+    answer = get_memory(ctx).log(body, session, allow_secret=allow_secret)
+    if as_json:
+        emit_json(answer)
+    else:
+        out(f"Logged to {answer['path']}")
+
+
+COMMANDS: list[click.Command] = [init, add, amend, read, list_, search, delete, log]

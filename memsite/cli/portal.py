@@ -1,0 +1,160 @@
+"""CLI commands of the portal (build, serve, gh-deploy). Heavy imports stay inside commands."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import click
+
+from memsite.cli.kit import emit_json, get_memory, json_option, out, warn
+
+PROGRESS_FROM = 1000  # entries; smaller builds finish before a counter would help
+
+
+def _progress_printer() -> Callable[[int, int], None]:
+    """A counter on stderr: rewritten in place on a terminal, a line per quarter otherwise."""
+    tty = sys.stderr.isatty()
+    shown = {"step": -1}
+
+    def show(done: int, total: int) -> None:
+        if total < PROGRESS_FROM:
+            return
+        if tty:
+            end = "\n" if done >= total else ""
+            click.echo(f"\rRendering entry pages: {done}/{total}", err=True, nl=False)
+            if end:
+                click.echo("", err=True)
+            return
+        step = done * 4 // total
+        if step > shown["step"]:
+            shown["step"] = step
+            out(f"Rendering entry pages: {done}/{total}", err=True)
+
+    return show
+
+
+def _site_url() -> str | None:
+    """A site URL from the environment (the Pages workflow passes the one GitHub assigns)."""
+    return os.environ.get("MEMSITE_SITE_URL") or None
+
+
+@click.command()
+@click.option(
+    "--site-dir",
+    metavar="DIR",
+    help="Folder to build into (default: the store's site/). A non-empty folder that memsite "
+    "did not create is never cleaned.",
+)
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Fail on any MkDocs warning, and refuse while an entry holds a suspected secret.",
+)
+@json_option
+@click.pass_context
+def build(ctx: click.Context, site_dir: str | None, strict: bool, as_json: bool) -> None:
+    """Build the memory portal: an MkDocs + Material site of every entry.
+
+    Pages: home, categories, one per entry (with its supersession history and JSON), tags,
+    timeline, review and search; index.md and llms.txt at the root for agents. Settings come
+    from the config's "site" section; $MEMSITE_SITE_URL sets site_url when the config has none.
+    """
+    from memsite.portal.build import build_site
+
+    started = time.perf_counter()
+    memory = get_memory(ctx)
+    if strict:
+        memory.refuse_unreviewed_secrets("memsite build --strict")
+    target = Path(site_dir).resolve() if site_dir else memory.store.site_dir
+    _, _, result = build_site(
+        memory,
+        target,
+        strict=strict,
+        site_url=_site_url(),
+        progress=None if as_json else _progress_printer(),
+    )
+    seconds = time.perf_counter() - started
+    if as_json:
+        emit_json(
+            {
+                "site_dir": str(result.site_dir),
+                "entries": result.entries,
+                "pages": result.pages,
+                "findings": result.findings,
+                "warnings": result.warnings,
+                "seconds": round(seconds, 3),
+            }
+        )
+        return
+    for message in result.warnings:
+        warn(message)
+    out(
+        f"Built the portal of {result.entries} entries ({result.pages} pages) in "
+        f"{result.site_dir} in {seconds:.1f} s"
+    )
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="Port."
+)
+@click.pass_context
+def serve(ctx: click.Context, host: str, port: int) -> None:
+    """Build the portal, serve it, and live-reload open pages when entries change.
+
+    Watches entries/ and the config: a new or changed entry shows in the open browser within
+    a couple of seconds; only the pages it touches are re-rendered. Ctrl-C stops.
+    """
+    from memsite.portal.serve import serve as run
+
+    memory = get_memory(ctx)
+    try:
+        run(memory, host, port, out, lambda m: out(f"Error: {m}", err=True), warn=warn)
+    except KeyboardInterrupt:
+        out("Stopped.")
+
+
+@click.command(name="gh-deploy")
+@click.option("--remote", default="origin", show_default=True, help="Git remote to push to.")
+@click.option("--branch", default="gh-pages", show_default=True, help="Branch to publish to.")
+@click.option("--message", "-m", help="Commit message of the published site.")
+@click.option("--force", is_flag=True, help="Force-push the branch (replacing its history).")
+@json_option
+@click.pass_context
+def gh_deploy(
+    ctx: click.Context, remote: str, branch: str, message: str | None, force: bool, as_json: bool
+) -> None:
+    """Build the portal and publish it to the gh-pages branch (ghp-import), like mkdocs.
+
+    Nothing is pushed when the build fails. The site of a public repository is public.
+    """
+    from memsite.portal.publish import gh_deploy as deploy
+
+    done = deploy(
+        get_memory(ctx),
+        remote=remote,
+        branch=branch,
+        message=message,
+        force=force,
+        site_url=_site_url(),
+    )
+    if as_json:
+        emit_json(
+            {
+                "status": "deployed",
+                "remote": done.remote,
+                "branch": done.branch,
+                "site_dir": str(done.site_dir),
+                "entries": done.entries,
+            }
+        )
+    else:
+        out(f"Published {done.entries} entries to {done.remote}/{done.branch}")
+
+
+COMMANDS: list[click.Command] = [build, serve, gh_deploy]

@@ -1,0 +1,129 @@
+"""Commands that keep the memory in shape: compact, review, prune, status, context."""
+
+from __future__ import annotations
+
+import click
+
+from memsite.cli.kit import emit_json, get_memory, json_option, out, parse_date, warn
+from memsite.core.text import printable
+
+BUDGET_MAX = 1_000_000
+
+
+@click.command()
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing unless something fails.")
+@json_option
+@click.pass_context
+def compact(ctx: click.Context, quiet: bool, as_json: bool) -> None:
+    """Rebuild compacted/ and index.md; prune expired daily logs and stale temporaries."""
+    answer = get_memory(ctx).compact()
+    if as_json:
+        emit_json(answer)
+        return
+    if quiet:
+        return
+    unreadable = answer["invalid"]
+    out(
+        f"Compacted {answer['entries']} entries: {answer['active']} active, "
+        f"{answer['superseded']} superseded, {answer['duplicate']} duplicate, "
+        f"{answer['overridden']} overridden"
+        + (f", {unreadable} unreadable (see `memsite review`)" if unreadable else "")
+    )
+    changed = answer["written"] + answer["removed"]
+    out(f"Updated: {', '.join(changed)}" if changed else "Views were up to date.")
+    if answer["pruned_daily"]:
+        out(f"Pruned daily logs: {', '.join(answer['pruned_daily'])}")
+
+
+@click.command()
+@click.option("--strict", is_flag=True, help="Exit 1 if there is any finding.")
+@json_option
+@click.pass_context
+def review(ctx: click.Context, strict: bool, as_json: bool) -> None:
+    """Report problems: unreadable files, duplicates, contradictions, cycles, secrets and more."""
+    answer = get_memory(ctx).review()
+    findings = answer["findings"]
+    if as_json:
+        emit_json(answer)
+    elif not findings:
+        out("No findings.")
+    else:
+        for finding in findings:
+            out(f"{finding['kind']}: {printable(finding['message'])}")
+            for name in finding["files"]:
+                out(f"    entries/{printable(name)}")
+    if strict and findings:
+        ctx.exit(1)
+
+
+@click.command()
+@click.option("--before", metavar="DATE", help="Also delete inactive entries created before DATE.")
+@click.option("--dry-run", is_flag=True, help="Show what would go; delete nothing.")
+@json_option
+@click.pass_context
+def prune(ctx: click.Context, before: str | None, dry_run: bool, as_json: bool) -> None:
+    """Delete expired daily logs, and with --before old inactive entries."""
+    day = parse_date(before) if before else None
+    answer = get_memory(ctx).prune(day, dry_run)
+    if as_json:
+        emit_json(answer)
+        return
+    verb = "Would delete" if dry_run else "Deleted"
+    out(f"{verb} {len(answer['entries'])} entries and {len(answer['daily'])} daily logs.")
+    for entry_id in answer["entries"]:
+        out(f"  entry {entry_id}")
+    for name in answer["daily"]:
+        out(f"  {name}")
+
+
+@click.command()
+@json_option
+@click.pass_context
+def status(ctx: click.Context, as_json: bool) -> None:
+    """Counts by category and status, freshness of the derived views, findings."""
+    answer = get_memory(ctx).status()
+    if as_json:
+        emit_json(answer)
+        return
+    out(f"Store: {answer['store']}")
+    out(
+        f"Entries: {answer['entries']} ({answer['active']} active, {answer['superseded']} "
+        f"superseded, {answer['duplicate']} duplicate, {answer['overridden']} overridden); "
+        f"unreadable files: {answer['invalid']}"
+    )
+    for category, counts in answer["categories"].items():
+        out(f"  {category:<14} {counts['active']:>6} active {sum(counts.values()):>7} total")
+    out(
+        f"Derived views: {answer['derived']}; daily logs: {answer['daily_logs']}; "
+        f"findings: {answer['findings']}"
+    )
+
+
+@click.command()
+@click.option(
+    "--budget", type=click.IntRange(1, BUDGET_MAX), help="Token budget (default: config)."
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "claude-hook"]),
+    default="text",
+    show_default=True,
+    help="claude-hook prints the JSON a Claude Code SessionStart hook expects.",
+)
+@click.pass_context
+def context(ctx: click.Context, budget: int | None, fmt: str) -> None:
+    """Print index.md for an agent's context (compacting first if stale)."""
+    text, warnings = get_memory(ctx).context_with_warnings(budget)
+    for message in warnings:
+        warn(message)
+    if fmt == "claude-hook":
+        from memsite.runners.claude import claude_hook_output
+
+        if text:
+            emit_json(claude_hook_output(text))
+    else:
+        out(text, nl=False)
+
+
+COMMANDS: list[click.Command] = [compact, review, prune, status, context]

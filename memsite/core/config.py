@@ -1,0 +1,217 @@
+"""Settings: defaults and validation of a config object (every problem reported at once). Pure.
+
+The config file is as untrusted as the entries (another branch can change it), so every number
+has bounds and the JSON text itself is parsed without NaN, Infinity or runaway nesting.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from memsite.core.entry import Limits, check_value
+from memsite.core.text import NAME_RULE, is_name
+from memsite.errors import ConfigError, InvalidEntryFileError
+
+DEFAULT_CATEGORIES: dict[str, float] = {
+    "conventions": 1,
+    "architecture": 1,
+    "operations": 1,
+    "decisions": 1,
+}
+
+DEFAULT_CONFIG: dict[str, Any] = {
+    "memory": {
+        "enabled": True,
+        "autoInjectTokenBudget": 2000,
+        "dailyRetentionDays": 30,
+        "trackDaily": False,
+        "autoFlush": True,
+        "autoCompact": True,
+        "categories": dict(DEFAULT_CATEGORIES),
+        "limits": {"contentMax": 4000, "tagsMax": 20, "agentMax": 64},
+    },
+    "site": {"site_name": "Project memory", "site_url": None, "repo_url": None},
+}
+
+_FLAGS = ("enabled", "trackDaily", "autoFlush", "autoCompact")
+# Whole numbers and their bounds: generous for real use, small enough for any arithmetic.
+_NUMBERS = {"autoInjectTokenBudget": (1, 1_000_000), "dailyRetentionDays": (1, 36_500)}
+_LIMITS = {
+    "contentMax": ("content_max", 100_000),
+    "tagsMax": ("tags_max", 1_000),
+    "agentMax": ("agent_max", 256),
+}
+WEIGHT_MAX = 1_000_000
+MAX_CATEGORIES = 200
+_MEMORY_KEYS = (*_FLAGS, *_NUMBERS, "categories", "limits")
+SITE_KEYS: dict[str, type | tuple[type, ...]] = {
+    "site_name": str,
+    "site_url": (str, type(None)),
+    "repo_url": (str, type(None)),
+    "site_description": (str, type(None)),
+    "copyright": (str, type(None)),
+    "palette": (dict, list, type(None)),
+    "extra_nav": (list, type(None)),
+    "language": str,
+}
+_TYPE_NAMES = {bool: "true/false", int: "an integer", str: "a string", dict: "an object"}
+_TYPE_NAMES |= {list: "a list", type(None): "null"}
+
+
+@dataclass(frozen=True)
+class Config:
+    enabled: bool = True
+    budget: int = 2000
+    daily_retention_days: int = 30
+    track_daily: bool = False
+    auto_flush: bool = True
+    auto_compact: bool = True
+    categories: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_CATEGORIES))
+    limits: Limits = field(default_factory=Limits)
+    site: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_CONFIG["site"]))
+
+
+def _type_name(expected: type | tuple[type, ...]) -> str:
+    types = expected if isinstance(expected, tuple) else (expected,)
+    return " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in types)
+
+
+def _is(value: Any, expected: type | tuple[type, ...]) -> bool:
+    types = expected if isinstance(expected, tuple) else (expected,)
+    if isinstance(value, bool) and bool not in types:
+        return False
+    return isinstance(value, types)
+
+
+def _whole(value: Any, low: int, high: int) -> bool:
+    return _is(value, int) and low <= value <= high
+
+
+def _memory_problems(memory: Mapping[str, Any]) -> list[str]:
+    problems = []
+    for name, value in memory.items():
+        if name not in _MEMORY_KEYS:
+            problems.append(f"unknown key 'memory.{name}' (allowed: {', '.join(_MEMORY_KEYS)})")
+        elif name in _FLAGS and not _is(value, bool):
+            problems.append(f"'memory.{name}' must be true/false")
+        elif name in _NUMBERS and not _whole(value, *_NUMBERS[name]):
+            low, high = _NUMBERS[name]
+            problems.append(f"'memory.{name}' must be a whole number from {low} to {high:,}")
+        elif name in ("categories", "limits") and not _is(value, dict):
+            problems.append(f"'memory.{name}' must be an object")
+    return problems
+
+
+def _categories(value: Any, problems: list[str]) -> dict[str, float]:
+    if not isinstance(value, dict):
+        return dict(DEFAULT_CATEGORIES)
+    if not value:
+        problems.append("'memory.categories' must name at least one category")
+    if len(value) > MAX_CATEGORIES:
+        problems.append(f"'memory.categories' names {len(value)} categories, over {MAX_CATEGORIES}")
+    for name, weight in value.items():
+        if not is_name(name):
+            problems.append(f"category name {name[:80]!r} is not a valid name ({NAME_RULE})")
+        if not (_is(weight, (int, float)) and math.isfinite(weight) and 0 < weight <= WEIGHT_MAX):
+            problems.append(
+                f"weight of category {name[:80]!r} must be a number above 0, at most {WEIGHT_MAX:,}"
+            )
+    return dict(value)
+
+
+def _limits(value: Any, problems: list[str]) -> Limits:
+    if not isinstance(value, dict):
+        return Limits()
+    values: dict[str, int] = {}
+    for name, number in value.items():
+        if name not in _LIMITS:
+            problems.append(f"unknown key 'memory.limits.{name}' (allowed: {', '.join(_LIMITS)})")
+            continue
+        attribute, high = _LIMITS[name]
+        if not _whole(number, 1, high):
+            problems.append(f"'memory.limits.{name}' must be a whole number from 1 to {high:,}")
+        else:
+            values[attribute] = number
+    return Limits(**values)
+
+
+def _site(site: Any, problems: list[str]) -> dict[str, Any]:
+    if not isinstance(site, dict):
+        problems.append("'site' must be an object")
+        return {}
+    for name, value in site.items():
+        if name not in SITE_KEYS:
+            problems.append(f"unknown key 'site.{name}' (allowed: {', '.join(SITE_KEYS)})")
+        elif not _is(value, SITE_KEYS[name]):
+            problems.append(f"'site.{name}' must be {_type_name(SITE_KEYS[name])}")
+    return site
+
+
+def parse_config(data: Mapping[str, Any], source: str, *, foreign: bool = False) -> Config:
+    """Validate a config object; ``foreign`` (LeanSpec's config) ignores keys outside memory."""
+    problems: list[str] = []
+    if not foreign:
+        problems += [
+            f"unknown key {name!r} (allowed: memory, site)"
+            for name in data
+            if name not in ("memory", "site")
+        ]
+    memory = data.get("memory", {})
+    if not isinstance(memory, dict):
+        problems.append("'memory' must be an object")
+        memory = {}
+    problems += _memory_problems(memory)
+    categories = _categories(memory.get("categories", DEFAULT_CATEGORIES), problems)
+    limits = _limits(memory.get("limits", {}), problems)
+    site = {} if foreign else _site(data.get("site", {}), problems)
+    if problems:
+        raise ConfigError(f"{source}: " + "; ".join(problems))
+    defaults = DEFAULT_CONFIG["memory"]
+
+    def get(name: str) -> Any:
+        return memory.get(name, defaults[name])
+
+    return Config(
+        enabled=get("enabled"),
+        budget=get("autoInjectTokenBudget"),
+        daily_retention_days=get("dailyRetentionDays"),
+        track_daily=get("trackDaily"),
+        auto_flush=get("autoFlush"),
+        auto_compact=get("autoCompact"),
+        categories=categories,
+        limits=limits,
+        site={**DEFAULT_CONFIG["site"], **site},
+    )
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+def parse_config_text(text: str, source: str, *, foreign: bool = False) -> Config:
+    """Parse and validate the text of a config file."""
+    try:
+        data = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(
+            f"{source}: not valid JSON ({exc.msg} at line {exc.lineno}): fix the file"
+        ) from None
+    except RecursionError:
+        raise ConfigError(f"{source}: nested too deeply to be a config: fix the file") from None
+    except ValueError as exc:
+        raise ConfigError(f"{source}: cannot be read ({exc}): fix the file") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: must hold a JSON object")
+    try:
+        check_value(data)
+    except InvalidEntryFileError as exc:
+        raise ConfigError(f"{source}: {exc}: fix the file") from None
+    return parse_config(data, source, foreign=foreign)
+
+
+def default_config_text() -> str:
+    return json.dumps(DEFAULT_CONFIG, indent=2, ensure_ascii=False) + "\n"

@@ -1,0 +1,378 @@
+"""The entry model: reading entry files (lenient but safe), building new entries (strict). Pure.
+
+Entry files are untrusted: they come from other branches, other tools and hand edits. Reading
+accepts what other writers may legitimately produce (any UUID, times with or without fraction,
+missing optional keys, unknown keys) and rejects, with a reason, anything that could harm a
+command later: names that are not names (a category is part of a file name), values that no
+JSON writer can print again (NaN, lone surrogates), nesting deep enough to exhaust a stack, and
+times that overflow once their offset is applied.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import uuid
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from memsite.core.text import NAME_RULE, has_surrogate, is_name, normalize
+from memsite.errors import InvalidEntryFileError, InvalidInputError
+
+UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+CONFIDENCES = ("high", "medium", "low")
+CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2}
+MAX_FUTURE = timedelta(minutes=5)
+MAX_ENTRY_BYTES = 1 << 20  # an entry holds at most a few KB; anything this large is not one
+MAX_DEPTH = 32  # nesting of unknown keys
+AGENT_READ_MAX = 256  # an agent name read from a file: printable, at most this long
+REASON_MAX = 1000
+_EARLIEST = datetime(1, 1, 2, tzinfo=UTC)  # a day inside datetime's range, either way
+_LATEST = datetime(9999, 12, 30, tzinfo=UTC)
+_CREATED_RE = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|z|[+-]\d{2}:?\d{2})?"
+)
+_CONFLICT_RE = re.compile(r"^(<<<<<<<|>>>>>>>|=======|\|\|\|\|\|\|\|)( |$)", re.MULTILINE)
+
+
+@dataclass(slots=True)
+class Entry:
+    """One fact as read from disk. ``raw`` is the on-disk object, unknown keys included."""
+
+    id: str
+    category: str
+    content: str
+    created: datetime
+    confidence: str
+    tags: tuple[str, ...] = ()
+    supersedes: tuple[str, ...] = ()
+    agent: str | None = None
+    key: str | None = None
+    reason: str | None = None
+    filename: str = ""
+    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    # Derived once, at load: compaction and search use them for every entry.
+    normalized: str = field(default="", compare=False, repr=False)
+    # Whether any string of the entry might hold a secret (the cheap prefilter); None until asked.
+    suspect: bool | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.normalized:
+            self.normalized = normalize(self.content)
+
+    def is_suspect(self) -> bool:
+        """Might any string of the entry (unknown keys too) hold a secret? Decided once."""
+        if self.suspect is None:
+            from memsite.core.secrets import prefilter
+
+            self.suspect = any(prefilter(text) for text in strings_of(self.raw))
+        return self.suspect
+
+    @property
+    def short_id(self) -> str:
+        return self.id[:8]
+
+    @property
+    def order_key(self) -> tuple[datetime, int, str]:
+        """Sort key; sort with ``reverse=True`` for newest first, high confidence, greatest id."""
+        return (self.created, CONFIDENCE_RANK[self.confidence], self.id)
+
+
+def strings_of(value: Any) -> Iterator[str]:
+    """Every string in a JSON value, object keys included, depth first."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                yield str(key)
+                stack.append(child)
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+
+
+def format_created(moment: datetime) -> str:
+    """RFC 3339 UTC with milliseconds, e.g. ``2026-03-07T14:30:00.123Z``."""
+    moment = moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def parse_created(value: str) -> datetime:
+    """Parse RFC 3339 with or without fraction (a missing offset means UTC).
+
+    Raises ValueError for anything else, and for moments too close to the ends of the
+    calendar to survive time arithmetic (year 1 minus an offset, year 9999 plus one).
+    """
+    match = _CREATED_RE.fullmatch(value.strip())
+    if not match:
+        raise ValueError(f"not an RFC 3339 time: {value!r}")
+    year, month, day, hour, minute, second, frac, offset = match.groups()
+    micro = int((frac or "0")[:6].ljust(6, "0"))
+    try:
+        moment = datetime(
+            int(year), int(month), int(day), int(hour), int(minute), int(second), micro, tzinfo=UTC
+        )
+        if offset and offset not in ("Z", "z"):
+            sign = 1 if offset[0] == "+" else -1
+            digits = offset[1:].replace(":", "")
+            moment -= sign * timedelta(hours=int(digits[:2]), minutes=int(digits[2:]))
+    except OverflowError:
+        raise ValueError(f"time out of range: {value!r}") from None
+    if not _EARLIEST <= moment <= _LATEST:
+        raise ValueError(f"time out of range: {value!r}")
+    return moment
+
+
+def filename_for(created: datetime, entry_id: str) -> str:
+    return created.astimezone(UTC).strftime("%Y-%m-%dT%H-%M-%S") + f"Z-{entry_id[:8]}.json"
+
+
+def is_uuid(value: str) -> bool:
+    return UUID_RE.fullmatch(value) is not None
+
+
+# --- reading (lenient, safe) ---------------------------------------------------------------------
+
+
+def _no_constant(name: str) -> Any:
+    raise InvalidEntryFileError(f"holds {name}, which is not valid JSON")
+
+
+def parse_entry(data: bytes, filename: str) -> Entry:
+    """Parse one entry file's bytes. Raises InvalidEntryFileError saying why it is unusable."""
+    if len(data) > MAX_ENTRY_BYTES:
+        raise InvalidEntryFileError(f"is {len(data)} bytes, over the {MAX_ENTRY_BYTES} byte limit")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidEntryFileError(f"not valid UTF-8 (byte {exc.start})") from None
+    if _CONFLICT_RE.search(text):
+        raise InvalidEntryFileError("holds git merge-conflict markers")
+    try:
+        obj = json.loads(text, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise InvalidEntryFileError(f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    except RecursionError:
+        raise InvalidEntryFileError(f"nested deeper than {MAX_DEPTH} levels") from None
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        raise InvalidEntryFileError(f"holds a value Python cannot read ({exc})") from None
+    if not isinstance(obj, dict):
+        raise InvalidEntryFileError("not a JSON object")
+    check_value(obj)
+    return entry_from_object(obj, filename)
+
+
+def check_value(value: Any) -> None:
+    """Reject what would break a later command: deep nesting, non-finite numbers, surrogates."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise InvalidEntryFileError(f"nested deeper than {MAX_DEPTH} levels")
+        if isinstance(item, str):
+            if has_surrogate(item):
+                raise InvalidEntryFileError("holds a lone surrogate (\\ud800-\\udfff), not text")
+        elif isinstance(item, float):
+            if not math.isfinite(item):
+                raise InvalidEntryFileError("holds a number too large to be finite")
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                stack.append((key, depth))
+                stack.append((child, depth + 1))
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+
+
+def _bad(message: str) -> InvalidEntryFileError:
+    return InvalidEntryFileError(message)
+
+
+def _read_name(obj: Mapping[str, Any], name: str) -> str | None:
+    """An optional name field (key): absent, null or empty is None; else it must be a name."""
+    value = obj.get(name)
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise _bad(f"{name!r} must be a string")
+    if not is_name(value):
+        raise _bad(f"{name!r} is not a valid name ({NAME_RULE})")
+    return value
+
+
+def _read_list(obj: Mapping[str, Any], name: str, message: str) -> list[str]:
+    value = obj.get(name)
+    if value is None:
+        return []
+    if isinstance(value, str) and name == "supersedes":
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise _bad(message)
+    return value
+
+
+def entry_from_object(obj: Mapping[str, Any], filename: str = "") -> Entry:
+    """An Entry from an on-disk object; every name is checked with the write-time rule."""
+    for name in ("id", "category", "content", "created"):
+        if name not in obj:
+            raise _bad(f"missing required key {name!r}")
+        if not isinstance(obj[name], str):
+            raise _bad(f"{name!r} must be a string")
+    if not is_uuid(obj["id"]):
+        raise _bad("'id' is not a UUID")
+    if not obj["content"].strip():
+        raise _bad("'content' is empty")
+    if not obj["category"]:
+        raise _bad("'category' is empty")
+    if not is_name(obj["category"]):
+        raise _bad(f"'category' is not a valid name ({NAME_RULE})")
+    try:
+        created = parse_created(obj["created"])
+    except ValueError:
+        raise _bad("'created' is not an RFC 3339 time within years 1-9999") from None
+    confidence = obj.get("confidence")
+    if confidence is None:
+        confidence = "medium"
+    elif not isinstance(confidence, str) or confidence not in CONFIDENCES:
+        raise _bad("'confidence' must be high, medium or low")
+    tags = [t.lower() for t in _read_list(obj, "tags", "'tags' must be a list of strings") if t]
+    bad_tags = [t for t in tags if not is_name(t)]
+    if bad_tags:
+        raise _bad(f"tag {bad_tags[0][:64]!r} is not a valid name ({NAME_RULE})")
+    supersedes = _read_list(obj, "supersedes", "'supersedes' must be null, an id or a list of ids")
+    for name in ("agent", "reason"):
+        if obj.get(name) is not None and not isinstance(obj[name], str):
+            raise _bad(f"{name!r} must be a string")
+    agent = obj.get("agent") or None
+    if agent is not None and (len(agent) > AGENT_READ_MAX or not agent.isprintable()):
+        raise _bad(f"'agent' must be at most {AGENT_READ_MAX} printable characters")
+    return Entry(
+        id=obj["id"].lower(),
+        category=obj["category"],
+        content=obj["content"],
+        created=created,
+        confidence=confidence,
+        tags=tuple(dict.fromkeys(tags)),
+        supersedes=tuple(dict.fromkeys(s.lower() for s in supersedes if is_uuid(s))),
+        agent=agent,
+        key=_read_name(obj, "key"),
+        reason=obj.get("reason") or None,
+        filename=filename,
+        raw=dict(obj),
+    )
+
+
+# --- writing (strict) ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Limits:
+    content_max: int = 4000
+    tags_max: int = 20
+    agent_max: int = 64
+
+
+def check_name(kind: str, value: str) -> str:
+    if not is_name(value):
+        raise InvalidInputError(f"invalid {kind} {value[:80]!r}: use {NAME_RULE}")
+    return value
+
+
+def check_text(kind: str, value: str, limit: int) -> str:
+    """A free-text value of a new entry: not empty, at most ``limit`` characters, no NUL."""
+    if not value.strip():
+        raise InvalidInputError(f"{kind} is empty: give the text")
+    if len(value) > limit:
+        raise InvalidInputError(f"{kind} is {len(value)} characters, over the limit of {limit}")
+    if "\x00" in value:
+        raise InvalidInputError(f"{kind} holds a NUL character: remove it")
+    if has_surrogate(value):
+        raise InvalidInputError(f"{kind} is not valid UTF-8 text: fix its encoding")
+    return value
+
+
+def _check_content(content: str, limits: Limits) -> None:
+    if not content.strip():
+        raise InvalidInputError("content is empty: give the fact to remember")
+    if len(content) > limits.content_max:
+        raise InvalidInputError(
+            f"content is {len(content)} characters, over the limit of {limits.content_max}: "
+            "split it into several facts (memory.limits.contentMax in config.json)"
+        )
+    check_text("content", content, limits.content_max)
+
+
+def _check_agent(agent: str | None, limits: Limits) -> str | None:
+    agent = agent.strip() if agent is not None else None
+    if not agent:
+        return None
+    if len(agent) > limits.agent_max or not agent.isprintable() or has_surrogate(agent):
+        raise InvalidInputError(
+            f"invalid agent name: use at most {limits.agent_max} printable characters"
+        )
+    return agent
+
+
+def build_entry(
+    *,
+    content: str,
+    category: str,
+    categories: Iterable[str],
+    created: datetime,
+    entry_id: str | None = None,
+    tags: Iterable[str] = (),
+    supersedes: Iterable[str] = (),
+    confidence: str | None = None,
+    agent: str | None = None,
+    key: str | None = None,
+    reason: str | None = None,
+    limits: Limits = Limits(),
+) -> dict[str, Any]:
+    """Validate a new entry strictly and return its on-disk object (key order fixed)."""
+    allowed = list(categories)
+    if category not in allowed:
+        raise InvalidInputError(
+            f"unknown category {category[:80]!r}: use one of {', '.join(allowed)} "
+            "(or add it to memory.categories in config.json)"
+        )
+    _check_content(content, limits)
+    tag_list = [check_name("tag", t.lower()) for t in tags]
+    if len(tag_list) > limits.tags_max:
+        raise InvalidInputError(
+            f"{len(tag_list)} tags, over the limit of {limits.tags_max}: keep the most useful ones"
+        )
+    confidence = confidence or "medium"
+    if confidence not in CONFIDENCES:
+        raise InvalidInputError(f"invalid confidence {confidence[:20]!r}: use high, medium or low")
+    if key is not None:
+        check_name("key", key)
+    sup = list(dict.fromkeys(s.lower() for s in supersedes))
+    for value in sup:
+        if not is_uuid(value):
+            raise InvalidInputError(f"invalid supersedes id {value[:80]!r}: give a full entry id")
+    reason = reason.strip() if reason is not None and reason.strip() else None
+    if reason is not None:
+        check_text("reason", reason, REASON_MAX)
+    obj: dict[str, Any] = {
+        "id": entry_id or str(uuid.uuid4()),
+        "category": category,
+        "content": content,
+        "created": format_created(created),
+        "agent": _check_agent(agent, limits),
+        "tags": tag_list,
+        "supersedes": (sup[0] if len(sup) == 1 else sup) if sup else None,
+        "confidence": confidence,
+    }
+    if key is not None:
+        obj["key"] = key
+    if reason is not None:
+        obj["reason"] = reason
+    return obj
+
+
+def serialize(obj: Mapping[str, Any]) -> bytes:
+    return (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode("utf-8")

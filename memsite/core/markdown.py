@@ -1,0 +1,62 @@
+"""The human read view, ``compacted/<category>.md``, and how an entry's text may be shown. Pure.
+
+Same compaction in, same bytes out: no clock, no host data. File names come only from the
+config's categories, never from what an entry file says.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from memsite.core.compaction import Compaction
+from memsite.core.entry import Entry
+from memsite.core.secrets import is_allowed, redact
+from memsite.core.text import printable
+
+COMPACTED_HEADER = (
+    "<!-- Auto-generated from entries/ by memsite. Do not edit. Rebuild: memsite compact -->\n"
+)
+
+
+def category_title(name: str) -> str:
+    words = name.replace("-", " ").replace("_", " ").replace(".", " ").split()
+    title = " ".join(words)
+    return title[:1].upper() + title[1:]
+
+
+def compacted_markdown(result: Compaction, category: str) -> str:
+    """The human view of one category: active entries, newest first."""
+    lines = [COMPACTED_HEADER, f"# {category_title(category)}\n", "\n"]
+    active = result.active(category)
+    if not active:
+        lines.append("_No active entries._\n")
+    for entry in active:
+        lines.append(_compacted_bullet(entry))
+    return "".join(lines)
+
+
+def public_text(entry: Entry) -> str:
+    """Entry content as it may be shown: suspected secrets redacted unless allowed, and no
+    control characters (a terminal showing the file would obey them)."""
+    if not entry.is_suspect() or is_allowed(entry.raw):
+        return printable(entry.content, multiline=True)
+    return printable(redact(entry.content), multiline=True)
+
+
+def _compacted_bullet(entry: Entry) -> str:
+    body = public_text(entry).strip().splitlines() or [""]
+    text = "\n  ".join(line.rstrip() for line in body)
+    suspect = entry.is_suspect() and not is_allowed(entry.raw)
+    meta = [entry.created.strftime("%Y-%m-%d"), entry.short_id]
+    if entry.key:
+        meta.insert(0, f"key: {redact(entry.key) if suspect else entry.key}")
+    if entry.confidence != "medium":
+        meta.append(f"{entry.confidence} confidence")
+    shown_tags = [redact(t) for t in entry.tags] if suspect else entry.tags
+    tags = f" [{', '.join(shown_tags)}]" if entry.tags else ""
+    return f"- {text}{tags} ({' · '.join(meta)})\n"
+
+
+def compacted_files(result: Compaction, configured: Iterable[str]) -> dict[str, str]:
+    """File name → text for every configured category (only those: names become paths)."""
+    return {f"{c}.md": compacted_markdown(result, c) for c in configured}

@@ -1,0 +1,181 @@
+"""The rules of `memsite review`, `status` and `prune`, over a compaction result. Pure.
+
+Findings come from four places: files that could not be read (the storage layer says why),
+compaction itself (duplicates, contradictions, cycles, dangling ids), the comparisons made
+here (near duplicates, unknown categories, future times) and the secret scan (its verdicts are
+cached by the caller, so they are passed in).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, date, datetime
+from typing import Any
+
+from memsite.core.compaction import ACTIVE, STATUSES, Compaction, Finding, compact
+from memsite.core.entry import MAX_FUTURE, Entry
+from memsite.core.similarity import similar_pairs, token_set
+from memsite.errors import AmbiguousIdError, EntryNotFoundError, InvalidInputError
+
+_ID_INPUT_RE = re.compile(r"[0-9a-f][0-9a-f-]{3,35}")
+
+
+def match_id(ref: str, ids: Iterable[str]) -> str:
+    """The one id that ``ref`` (a full id or a prefix of 4+ hex characters) names."""
+    value = ref.strip().lower()
+    if not _ID_INPUT_RE.fullmatch(value) or sum(c != "-" for c in value[:4]) < 4:
+        raise InvalidInputError(
+            f"invalid id {ref[:80]!r}: give a full entry id or a prefix of at least 4 hex "
+            "characters"
+        )
+    known = ids if isinstance(ids, set | dict) else set(ids)
+    if value in known:
+        return value
+    matches = sorted(i for i in known if i.startswith(value))
+    if not matches:
+        raise EntryNotFoundError(
+            f"no entry with id {ref!r}: find ids with `memsite list` or `memsite search`"
+        )
+    if len(matches) > 1:
+        shown = ", ".join(m[:13] for m in matches[:10])
+        more = f" and {len(matches) - 10} more" if len(matches) > 10 else ""
+        raise AmbiguousIdError(
+            f"id prefix {ref!r} matches {len(matches)} entries ({shown}{more}): "
+            "give more characters"
+        )
+    return matches[0]
+
+
+def invalid_file_findings(invalid: Iterable[tuple[str, str]]) -> list[Finding]:
+    """One finding per unusable entry file: (file name, reason) pairs."""
+    return [
+        Finding("invalid_file", (), (name,), f"{name}: {message}; skipped")
+        for name, message in invalid
+    ]
+
+
+def near_duplicate_findings(result: Compaction) -> list[Finding]:
+    found = []
+    for category in result.categories:
+        items = [(e.id, token_set(e.normalized)) for e in result.active(category)]
+        for a, b, score in similar_pairs(items):
+            ea, eb = result.by_id[a], result.by_id[b]
+            found.append(
+                Finding(
+                    "near_duplicate",
+                    (a, b),
+                    (ea.filename, eb.filename),
+                    f"{ea.short_id} and {eb.short_id} in {category} are {score:.0%} similar: "
+                    "supersede one or merge them",
+                )
+            )
+    return found
+
+
+def unknown_category_findings(result: Compaction, configured: Iterable[str]) -> list[Finding]:
+    allowed = set(configured)
+    unknown: dict[str, list[Entry]] = {}
+    for entry in result.entries:
+        if entry.category not in allowed:
+            unknown.setdefault(entry.category, []).append(entry)
+    return [
+        Finding(
+            "unknown_category",
+            tuple(e.id for e in members),
+            tuple(e.filename for e in members),
+            f"{len(members)} entries in category {category!r}, which the config does not "
+            "list: add it to memory.categories (weight 1 is used meanwhile)",
+        )
+        for category, members in sorted(unknown.items())
+    ]
+
+
+def future_findings(result: Compaction, now: datetime) -> list[Finding]:
+    limit = now + MAX_FUTURE
+    return [
+        Finding(
+            "future_timestamp",
+            (entry.id,),
+            (entry.filename,),
+            f"{entry.short_id} is dated {entry.raw['created']}, in the future: it would win "
+            "every contradiction; supersede it with a correctly dated entry",
+        )
+        for entry in result.entries
+        if entry.created > limit
+    ]
+
+
+def secret_findings(entry: Entry, messages: Sequence[str], *, allowed: bool) -> list[Finding]:
+    """Findings for one entry's secret-scan messages (``allowed``: a person let it through)."""
+    if allowed:
+        return [
+            Finding(
+                "secret_allowed",
+                (entry.id,),
+                (entry.filename,),
+                f"{entry.short_id}: {message}, published as written because it is marked "
+                "allow_secret (a reviewed false positive); if it is a real credential, delete "
+                "the entry and rotate the credential",
+            )
+            for message in messages
+        ]
+    return [
+        Finding(
+            "secret",
+            (entry.id,),
+            (entry.filename,),
+            f"{entry.short_id}: {message}; it is redacted everywhere memsite publishes: remove "
+            "the entry (and rotate the credential if it reached git), or, if it is a false "
+            "positive, have a person rewrite it with --allow-secret",
+        )
+        for message in messages
+    ]
+
+
+def counts(result: Compaction) -> dict[str, Any]:
+    """Entries by status, in all and per category."""
+    by_status = dict.fromkeys(STATUSES, 0)
+    by_category = {c: dict.fromkeys(STATUSES, 0) for c in result.categories}
+    for entry in result.entries:
+        status = result.status[entry.id]
+        by_status[status] += 1
+        by_category[entry.category][status] += 1
+    return {"entries": len(result.entries), **by_status, "categories": by_category}
+
+
+def prunable(result: Compaction, before: date, categories: Mapping[str, float]) -> set[str]:
+    """Inactive entries created before ``before`` whose removal revives nothing."""
+    cutoff = datetime(before.year, before.month, before.day, tzinfo=UTC)
+    doomed = {e.id for e in result.entries if result.status[e.id] != ACTIVE and e.created < cutoff}
+    # An entry goes only together with everything it transitively supersedes.
+    changed = True
+    while changed:
+        changed = False
+        for entry_id in sorted(doomed):
+            if any(r.id not in doomed for r in result.replaced(entry_id)):
+                doomed.discard(entry_id)
+                changed = True
+    # Duplicate and key groups can also hand the win back to an older entry: check by
+    # compacting what would remain, and keep whatever a revival depends on.
+    active_now = {e.id for e in result.active()}
+    while doomed:
+        after = compact([e for e in result.entries if e.id not in doomed], categories)
+        revived = [e for e in after.active() if e.id not in active_now]
+        if not revived:
+            break
+        size = len(doomed)
+        for entry in revived:
+            doomed -= {other.id for other in result.entries if _revives(result, other, entry)}
+        if len(doomed) == size:  # nothing to blame: prune nothing rather than revive
+            return set()
+    return doomed
+
+
+def _revives(result: Compaction, other: Entry, entry: Entry) -> bool:
+    """Does removing ``other`` hand ``entry`` back its place (same content, key or chain)?"""
+    return (
+        (other.category, other.normalized) == (entry.category, entry.normalized)
+        or bool(entry.key and (other.category, other.key) == (entry.category, entry.key))
+        or entry.id in {r.id for r in result.replaced(other.id)}
+    )

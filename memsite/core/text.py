@@ -1,0 +1,80 @@
+"""Text rules shared by every layer: normalization, word tokens, one-line folding, names and
+control characters. Pure.
+
+Everything shown to a person or an agent passes through here once: ``one_line`` folds
+whitespace, ``printable`` strips the control characters that a terminal would interpret
+(escape sequences can set a terminal's title, move its cursor or hide text).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable
+
+NAME_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+NAME_RULE = "1-64 characters of a-z, 0-9, '.', '_' or '-', starting with a letter or digit"
+_WS_RE = re.compile(r"\s+")
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+_TOKEN_RE = re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])\w)+")
+# C0 and C1 controls and DEL, plus the bidirectional overrides that reorder what a reader sees.
+_CONTROLS = "".join(chr(c) for c in (*range(0x20), *range(0x7F, 0xA0)))
+_BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_STRIP_INLINE = str.maketrans(dict.fromkeys(_CONTROLS + _BIDI))
+_STRIP_BLOCK = str.maketrans(dict.fromkeys(_CONTROLS.replace("\n", "").replace("\t", "") + _BIDI))
+_JSON_UNSAFE = str.maketrans({c: f"\\u{ord(c):04x}" for c in _CONTROLS[0x20:] + _BIDI})
+
+
+def one_line(text: str) -> str:
+    """``text`` on one line: every run of whitespace becomes one space, ends trimmed."""
+    return _WS_RE.sub(" ", text).strip()
+
+
+def normalize(content: str) -> str:
+    """The comparable form of a fact: NFKC, casefold, one line, no trailing '.' or '!'."""
+    return one_line(unicodedata.normalize("NFKC", content).casefold()).rstrip(".!").rstrip()
+
+
+def word_tokens(normalized: str) -> list[str]:
+    """Word tokens of normalized text; CJK text is split per character."""
+    return _TOKEN_RE.findall(normalized)
+
+
+def shorten(text: str, width: int) -> str:
+    """``text`` on one line, cut to ``width`` characters with an ellipsis."""
+    line = one_line(text)
+    return line if len(line) <= width else line[: width - 1] + "…"
+
+
+def split_names(values: Iterable[str]) -> list[str]:
+    """Names from repeated, comma-separated values, lower-cased, order kept, no repeats."""
+    names: dict[str, None] = {}
+    for value in values:
+        for part in value.split(","):
+            name = part.strip().lower()
+            if name:
+                names[name] = None
+    return list(names)
+
+
+def is_name(value: str) -> bool:
+    return NAME_RE.fullmatch(value) is not None
+
+
+def printable(text: str, *, multiline: bool = False) -> str:
+    """``text`` without control characters (newlines and tabs kept when ``multiline``)."""
+    return text.translate(_STRIP_BLOCK if multiline else _STRIP_INLINE)
+
+
+def json_safe(dumped: str) -> str:
+    """JSON text with DEL, C1 controls and bidi overrides escaped too (json escapes only C0)."""
+    return dumped.translate(_JSON_UNSAFE)
+
+
+def has_surrogate(text: str) -> bool:
+    """Does ``text`` hold a lone surrogate (not valid Unicode; cannot be written as UTF-8)?"""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False

@@ -1,0 +1,249 @@
+"""The MCP server: memsite's operations as MCP tools and resources, a thin layer over `Memory`.
+
+Every tool call opens a fresh `Memory` on the same store, so it sees what other processes wrote
+since the last call; `MemsiteError` becomes the SDK's `ToolError` (resources: `ResourceError`)
+in one place each, so the client reads the service's actionable message and the server keeps
+serving. A suspected secret is refused and cannot be overridden here: that is a person's
+decision, made with the CLI. Imported only by `memsite mcp` (the SDK is heavy).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any, Literal, cast
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
+from mcp_types import ToolAnnotations
+from pydantic import Field
+
+from memsite import __version__
+from memsite.errors import EntryNotFoundError, MemsiteError, SecretFoundError
+from memsite.mcp.instructions import build_instructions
+from memsite.mcp.shapes import (
+    DailyHit,
+    DeleteResult,
+    EntryDetail,
+    EntryList,
+    EntryOut,
+    SearchResult,
+    WriteResult,
+)
+from memsite.memory import Memory
+from memsite.storage.layout import Store
+
+LIST_LIMIT = 50
+WRITE_DOC = (
+    "Record one durable project fact (a convention, an architecture fact, how to build/test/"
+    "deploy, a decision and its reason). Categories: {categories}. Deduplicated: an identical "
+    "active fact answers status 'duplicate' and writes nothing; near duplicates are listed. "
+    "To change a fact, pass supersedes=[old id]. Text that looks like a credential is refused."
+)
+SECRET_HINT = (
+    "; memsite does not accept this over MCP: if it is a false positive, ask a person to review "
+    'it and record it with `memsite add "..." -c CATEGORY --allow-secret`'
+)
+
+Transport = Literal["stdio", "http"]
+
+
+@contextmanager
+def _tool_errors() -> Iterator[None]:
+    """The one place where service errors become MCP tool errors (isError results)."""
+    try:
+        yield
+    except SecretFoundError as exc:
+        raise ToolError(str(exc) + SECRET_HINT) from None
+    except MemsiteError as exc:
+        raise ToolError(str(exc)) from None
+
+
+@contextmanager
+def _resource_errors() -> Iterator[None]:
+    try:
+        yield
+    except EntryNotFoundError as exc:
+        raise ResourceNotFoundError(str(exc)) from None
+    except MemsiteError as exc:
+        raise ResourceError(str(exc)) from None
+
+
+class _Session:
+    """The opened store; a fresh `Memory` per call so other writers' entries are seen."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+
+    def memory(self) -> Memory:
+        return Memory(self.store, self.store.load_config())
+
+
+def _as_list(value: str | list[str] | None) -> list[str]:
+    if value is None:
+        return []
+    return [value] if isinstance(value, str) else value
+
+
+_READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+_ADDITIVE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+_DESTRUCTIVE = ToolAnnotations(
+    read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
+)
+
+EntryId = Annotated[
+    str, Field(description="Full entry id (UUID) or a unique prefix of at least 4 hex characters.")
+]
+Content = Annotated[str, Field(description="The fact, one or two sentences.")]
+Category = Annotated[str, Field(description="Category; the tool description lists them.")]
+Names = Annotated[
+    list[str] | str | None,
+    Field(description="Tags (lower-case words): a list or a comma-separated string."),
+]
+Ids = Annotated[
+    list[str] | str | None,
+    Field(description="Ids of entries this fact replaces (they stop being active)."),
+]
+Reason = Annotated[str | None, Field(description="Why this entry replaces the ones it supersedes.")]
+# The values of memsite.core.entry.CONFIDENCES (a Literal must spell them out).
+Confidence = Annotated[
+    Literal["high", "medium", "low"] | None, Field(description="Default medium.")
+]
+Key = Annotated[
+    str | None, Field(description="Subject with one current value (e.g. package-manager).")
+]
+Agent = Annotated[str | None, Field(description="Who writes this (default $MEMSITE_AGENT).")]
+Query = Annotated[str, Field(description="Words to look for (typos tolerated).")]
+CategoryFilter = Annotated[str | None, Field(description="Only this category.")]
+TagFilter = Annotated[str | None, Field(description="Only entries with this tag.")]
+SearchLimit = Annotated[int, Field(ge=1, le=200, description="At most this many hits.")]
+ListLimit = Annotated[
+    int | None, Field(ge=0, description=f"At most this many (default {LIST_LIMIT}).")
+]
+IncludeAll = Annotated[
+    bool, Field(description="Also superseded, duplicate and overridden entries (with status).")
+]
+Daily = Annotated[bool, Field(description="Also search the daily session logs.")]
+
+
+def _write_tools(server: MCPServer[Any], session: _Session, categories: str) -> None:
+    @server.tool(annotations=_ADDITIVE, description=WRITE_DOC.format(categories=categories))
+    def memory_write(
+        content: Content,
+        category: Category,
+        tags: Names = None,
+        supersedes: Ids = None,
+        reason: Reason = None,
+        confidence: Confidence = None,
+        key: Key = None,
+        agent: Agent = None,
+    ) -> WriteResult:
+        with _tool_errors():
+            answer = session.memory().add(
+                content,
+                category,
+                tags=_as_list(tags),
+                supersedes=_as_list(supersedes),
+                reason=reason,
+                confidence=confidence,
+                agent=agent if agent is not None else os.environ.get("MEMSITE_AGENT") or None,
+                key=key,
+            )
+        return cast(WriteResult, answer)
+
+    @server.tool(annotations=_DESTRUCTIVE)
+    def memory_delete(id: EntryId) -> DeleteResult:
+        """Remove an entry file (git keeps its history); prefer memory_write with supersedes
+        to correct a fact. Lists the entries that become active again."""
+        with _tool_errors():
+            return cast(DeleteResult, session.memory().delete(id))
+
+
+def _read_tools(server: MCPServer[Any], session: _Session) -> None:
+    @server.tool(annotations=_READ_ONLY)
+    def memory_read(id: EntryId) -> EntryDetail:
+        """One entry with its status, superseded_by and chain (its supersession history)."""
+        with _tool_errors():
+            return cast(EntryDetail, session.memory().read(id))
+
+    @server.tool(annotations=_READ_ONLY)
+    def memory_search(
+        query: Query,
+        category: CategoryFilter = None,
+        limit: SearchLimit = 20,
+        include_all: IncludeAll = False,
+        daily: Daily = False,
+    ) -> SearchResult:
+        """Ranked search over the memory's content, tags and keys; best hits first."""
+        with _tool_errors():
+            rows = session.memory().search(query, category, limit, include_all, daily)
+        return {"entries": cast(list[EntryOut | DailyHit], rows)}
+
+    @server.tool(annotations=_READ_ONLY)
+    def memory_list(
+        category: CategoryFilter = None,
+        tag: TagFilter = None,
+        include_all: IncludeAll = False,
+        limit: ListLimit = LIST_LIMIT,
+    ) -> EntryList:
+        """Active entries, newest first (include_all: every status, with 'status')."""
+        with _tool_errors():
+            rows = session.memory().list_entries(category, tag, include_all, limit)
+        return {"entries": cast(list[EntryOut], rows)}
+
+
+def _resources(server: MCPServer[Any], session: _Session) -> None:
+    @server.resource(
+        "memsite://index",
+        name="index",
+        title="Project memory index (index.md)",
+        description="The token-budgeted summary of the memory, rebuilt first when stale.",
+        mime_type="text/markdown",
+    )
+    def index() -> str:
+        with _resource_errors():
+            return session.memory().context()
+
+    @server.resource(
+        "memsite://entries/{id}",
+        name="entry",
+        title="One memory entry",
+        description="An entry (JSON) with its status and supersession chain.",
+        mime_type="application/json",
+    )
+    def entry(id: str) -> str:
+        with _resource_errors():
+            row = session.memory().read(id)
+        return json.dumps(row, indent=2, ensure_ascii=False) + "\n"
+
+
+def build_server(store: Store) -> MCPServer[Any]:
+    """An `MCPServer` serving the store: five tools, the index and one resource per entry."""
+    session = _Session(store)
+    first = session.memory()
+    server: MCPServer[Any] = MCPServer(
+        "memsite",
+        title="Project memory (memsite)",
+        version=__version__,
+        instructions=build_instructions(first),
+        log_level="WARNING",
+    )
+    _write_tools(server, session, ", ".join(first.config.categories))
+    _read_tools(server, session)
+    _resources(server, session)
+    return server
+
+
+def serve(
+    store: Store, transport: Transport = "stdio", host: str = "127.0.0.1", port: int = 8000
+) -> None:
+    """Run the server until the client disconnects (stdio) or the process is stopped (http)."""
+    server = build_server(store)
+    if transport == "stdio":
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host=host, port=port)

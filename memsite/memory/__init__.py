@@ -1,0 +1,183 @@
+"""Memory: one opened store and every memsite operation, shared by the CLI and the MCP server.
+
+A thin facade: each method hands plain values to ``writes``, ``reads`` or ``upkeep`` and
+returns JSON-ready values; problems are raised as ``MemsiteError`` subclasses whose messages
+say what to do. The clock is injected, and so are the environment and the working directory
+(through :meth:`Memory.open`).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, date, datetime
+from pathlib import Path
+from typing import Any
+
+from memsite.core.compaction import Finding
+from memsite.core.config import Config
+from memsite.core.entry import Entry
+from memsite.core.review import match_id
+from memsite.core.snapshot import Snapshot
+from memsite.memory import reads, upkeep, writes
+from memsite.memory.state import ReadModel, State
+from memsite.storage.layout import Store
+
+__all__ = ["Memory", "State", "clock"]
+
+
+def clock() -> datetime:
+    return datetime.now(UTC)
+
+
+class Memory:
+    """One opened store with its config: every memsite operation."""
+
+    def __init__(self, store: Store, config: Config, now: Callable[[], datetime] = clock) -> None:
+        self.store = store
+        self.config = config
+        self.now = now
+        self.model = ReadModel(store, config)
+
+    @classmethod
+    def open(
+        cls,
+        explicit: str | None = None,
+        env: Mapping[str, str] | None = None,
+        cwd: Path | None = None,
+        now: Callable[[], datetime] = clock,
+    ) -> Memory:
+        store = Store.locate(explicit, os.environ if env is None else env, cwd or Path.cwd())
+        return cls(store, store.load_config(), now)
+
+    # --- what this operation has read -------------------------------------------------------
+
+    def state(self) -> State:
+        """Every entry read and compacted."""
+        return self.model.state()
+
+    def snapshot(self) -> Snapshot:
+        """The slim read model of the active entries (see ``memory.state``)."""
+        return self.model.snapshot()
+
+    def fingerprint(self) -> str:
+        return self.model.fingerprint()
+
+    def invalidate(self) -> None:
+        """Forget what was read (after a write, or to see other writers' entries)."""
+        self.model.invalidate()
+
+    def resolve(self, ref: str) -> Entry:
+        """An entry by full id or unique prefix of at least 4 hex characters."""
+        by_id = self.state().result.by_id
+        return by_id[match_id(ref, by_id)]
+
+    # --- writing ----------------------------------------------------------------------------
+
+    def add(
+        self,
+        content: str,
+        category: str,
+        *,
+        tags: Iterable[str] = (),
+        supersedes: Iterable[str] = (),
+        reason: str | None = None,
+        confidence: str | None = None,
+        agent: str | None = None,
+        key: str | None = None,
+        allow_secret: bool = False,
+    ) -> dict[str, Any]:
+        """Write one entry unless an active entry of the category says the same already."""
+        return writes.add(
+            self,
+            content,
+            category,
+            tags=tags,
+            supersedes=supersedes,
+            reason=reason,
+            confidence=confidence,
+            agent=agent,
+            key=key,
+            allow_secret=allow_secret,
+        )
+
+    def amend(
+        self, ref: str, content: str, *, agent: str | None = None, allow_secret: bool = False
+    ) -> dict[str, Any]:
+        """Supersede an entry with new content, keeping its category, key, tags, confidence."""
+        return writes.amend(self, ref, content, agent=agent, allow_secret=allow_secret)
+
+    def delete(self, ref: str) -> dict[str, Any]:
+        """Remove an entry file; report the entries that come back because of it."""
+        return writes.delete(self, ref)
+
+    def log(
+        self, text: str, session: str | None = None, allow_secret: bool = False
+    ) -> dict[str, Any]:
+        """Append a timestamped line to today's daily log of the session."""
+        return writes.log(self, text, session, allow_secret)
+
+    # --- reading ----------------------------------------------------------------------------
+
+    def read(self, ref: str) -> dict[str, Any]:
+        """One entry with ``status``, ``superseded_by`` and its whole ``chain``."""
+        return reads.read(self, ref)
+
+    def list_entries(
+        self,
+        category: str | None = None,
+        tag: str | None = None,
+        include_all: bool = False,
+        limit: int | None = None,
+    ) -> list[dict[str, Any]]:
+        """Active entries (``include_all``: every status, with ``status``), newest first."""
+        return reads.list_entries(self, category, tag, include_all, limit)
+
+    def search(
+        self,
+        query: str,
+        category: str | None = None,
+        limit: int = 20,
+        include_all: bool = False,
+        daily: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Ranked search over content, tags and keys (and daily logs with ``daily``)."""
+        return reads.search(self, query, category, limit, include_all, daily)
+
+    def context(self, budget: int | None = None) -> str:
+        """index.md within the budget, compacting first when the views are stale."""
+        return upkeep.context(self, budget)[0]
+
+    def context_with_warnings(self, budget: int | None = None) -> tuple[str, list[str]]:
+        return upkeep.context(self, budget)
+
+    # --- upkeep -----------------------------------------------------------------------------
+
+    def is_fresh(self) -> bool:
+        return upkeep.is_fresh(self)
+
+    def ensure_fresh(self) -> bool:
+        return upkeep.ensure_fresh(self)
+
+    def compact(self) -> dict[str, Any]:
+        """Rebuild compacted/ and index.md; prune expired daily logs and stale temporaries."""
+        return upkeep.compact(self)
+
+    def findings(self) -> list[Finding]:
+        return upkeep.findings(self)
+
+    def secret_findings(self) -> list[Finding]:
+        return upkeep.secret_findings(self)
+
+    def refuse_unreviewed_secrets(self, action: str) -> None:
+        upkeep.refuse_unreviewed_secrets(self, action)
+
+    def review(self) -> dict[str, Any]:
+        return {"findings": [f.as_dict() for f in self.findings()]}
+
+    def status(self) -> dict[str, Any]:
+        return upkeep.status(self)
+
+    def prune(self, before: date | None = None, dry_run: bool = False) -> dict[str, Any]:
+        """Delete expired daily logs; with ``before``, inactive entries created before it."""
+        return upkeep.prune(self, before, dry_run)

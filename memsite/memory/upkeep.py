@@ -1,0 +1,226 @@
+"""Keeping the memory in shape: the derived views (compact, context), review, status, prune.
+
+The views are fresh when ``cache/state.json`` names the entries' fingerprint, the config's
+hash and memsite's version they were built from. A store that cannot be written to still
+answers `context`: the index is built in memory and a warning says it could not be saved.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import zlib
+from datetime import date, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memsite import __version__
+from memsite.core import review as rules
+from memsite.core.budget import render_index
+from memsite.core.compaction import Finding
+from memsite.core.markdown import COMPACTED_HEADER, compacted_files
+from memsite.core.secrets import allowed_findings, entry_findings, is_allowed
+from memsite.errors import InvalidInputError, MemsiteError, StorageError
+from memsite.storage.daily import daily_logs
+from memsite.storage.entries import delete_entry_file
+from memsite.storage.files import remove_files, replace_if_changed, stale_temporaries
+
+if TYPE_CHECKING:
+    from memsite.memory import Memory
+
+
+def _stamp(memory: Memory) -> dict[str, str]:
+    return {
+        "entries": memory.fingerprint(),
+        "config": hashlib.sha256(memory.store.config_bytes()).hexdigest(),
+        "version": __version__,
+    }
+
+
+def is_fresh(memory: Memory) -> bool:
+    store = memory.store
+    return (
+        memory.model.caches.load_state() == _stamp(memory)
+        and store.index_path.is_file()
+        and store.compacted_dir.is_dir()
+    )
+
+
+def _is_generated(path: Path) -> bool:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.readline() == COMPACTED_HEADER.splitlines()[0]
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def _write_views(memory: Memory) -> tuple[list[str], list[str]]:
+    store, result = memory.store, memory.state().result
+    written: list[str] = []
+    removed: list[str] = []
+    files = compacted_files(result, memory.config.categories)
+    for name, text in files.items():
+        if replace_if_changed(store.compacted_dir / name, text.encode(), tmp_dir=store.tmp_dir):
+            written.append(f"compacted/{name}")
+    for path in sorted(store.compacted_dir.glob("*.md")):
+        if path.name not in files and _is_generated(path):
+            path.unlink(missing_ok=True)
+            removed.append(f"compacted/{path.name}")
+    index = render_index(result, memory.config.categories, memory.config.budget)
+    if replace_if_changed(store.index_path, index.encode(), tmp_dir=store.tmp_dir):
+        written.append("index.md")
+    return written, removed
+
+
+def compact(memory: Memory) -> dict[str, Any]:
+    """Rebuild compacted/ and index.md; prune expired daily logs and stale temporaries."""
+    state = memory.state()
+    memory.model.refresh_snapshot()
+    store = memory.store
+    try:
+        written, removed = _write_views(memory)
+        pruned = _prune_daily(memory, dry_run=False)
+        folders = [
+            store.tmp_dir,
+            store.root,
+            store.entries_dir,
+            store.compacted_dir,
+            store.cache_dir,
+        ]
+        temporaries = remove_files(stale_temporaries(folders, memory.now().timestamp()))
+        memory.model.caches.save_state(_stamp(memory))
+    except OSError as exc:
+        raise StorageError(f"cannot write derived files in {store.root}: {exc.strerror}") from None
+    return {
+        **rules.counts(state.result),
+        "invalid": len(state.scan.invalid),
+        "written": written,
+        "removed": removed,
+        "pruned_daily": pruned,
+        "removed_temporaries": temporaries,
+    }
+
+
+def ensure_fresh(memory: Memory) -> bool:
+    """Compact when the views are stale and autoCompact is on; are they fresh now?"""
+    if is_fresh(memory):
+        return True
+    if memory.config.auto_compact:
+        compact(memory)
+        return True
+    return False
+
+
+def context(memory: Memory, budget: int | None = None) -> tuple[str, list[str]]:
+    """index.md within the budget (compacting first when stale), and warnings.
+
+    A disabled memory (``memory.enabled: false``) injects nothing. When the views cannot be
+    saved (a read-only checkout), the index is built in memory and a warning says so.
+    """
+    if budget is not None and budget < 1:
+        raise InvalidInputError("budget must be a positive number of tokens")
+    if not memory.config.enabled:
+        return "", []
+    warnings: list[str] = []
+    try:
+        fresh = ensure_fresh(memory)
+    except StorageError as exc:
+        fresh = False
+        warnings.append(f"{exc}; the index below was built in memory and not saved")
+    if fresh and budget is None:
+        try:
+            return memory.store.index_path.read_text(encoding="utf-8"), warnings
+        except (OSError, UnicodeDecodeError):
+            pass  # removed meanwhile: build it below
+    text = render_index(
+        memory.state().result, memory.config.categories, budget or memory.config.budget
+    )
+    return text, warnings
+
+
+def findings(memory: Memory) -> list[Finding]:
+    state = memory.state()
+    result = state.result
+    found = rules.invalid_file_findings((f.filename, f.message) for f in state.scan.invalid)
+    found += result.findings
+    found += rules.near_duplicate_findings(result)
+    found += rules.unknown_category_findings(result, memory.config.categories)
+    found += secret_findings(memory)
+    found += rules.future_findings(result, memory.now())
+    return found
+
+
+def secret_findings(memory: Memory) -> list[Finding]:
+    """Entries whose full detect-secrets scan finds something, allowed ones apart.
+
+    The full scan costs ~0.2 ms a text, so its verdicts are cached per entry file and text.
+    """
+    caches = memory.model.caches
+    cached = caches.load_verdicts()
+    fresh: dict[str, tuple[int, list[str]]] = {}
+    found: list[Finding] = []
+    for entry in memory.state().result.entries:
+        digest = zlib.crc32(repr(sorted(entry.raw.items())).encode("utf-8", "replace"))
+        hit = cached.get(entry.filename)
+        if hit is not None and hit[0] == digest:
+            messages = hit[1]
+        elif is_allowed(entry.raw):
+            messages = allowed_findings(entry.raw)
+        else:
+            messages = [message for _, message in entry_findings(entry.raw)]
+        fresh[entry.filename] = (digest, messages)
+        found += rules.secret_findings(entry, messages, allowed=is_allowed(entry.raw))
+    if fresh != cached:
+        caches.save_verdicts(fresh)
+    return found
+
+
+def refuse_unreviewed_secrets(memory: Memory, action: str) -> None:
+    """Stop ``action`` (a publishing command) while a suspected secret is in the memory."""
+    ids = sorted({f.ids[0][:8] for f in secret_findings(memory) if f.kind == "secret"})
+    if ids:
+        shown = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
+        raise MemsiteError(
+            f"{action} refuses to publish: {len(ids)} entries hold suspected secrets "
+            f"({shown}); see `memsite review`, then delete each (rotate the credential if it "
+            "reached git), or have a person rewrite a reviewed false positive with --allow-secret"
+        )
+
+
+def status(memory: Memory) -> dict[str, Any]:
+    state = memory.state()
+    return {
+        "store": str(memory.store.root),
+        **rules.counts(state.result),
+        "invalid": len(state.scan.invalid),
+        "derived": "fresh" if is_fresh(memory) else "stale",
+        "daily_logs": len(daily_logs(memory.store)),
+        "findings": len(findings(memory)),
+    }
+
+
+def _prune_daily(memory: Memory, dry_run: bool) -> list[str]:
+    cutoff = memory.now().date() - timedelta(days=memory.config.daily_retention_days)
+    pruned = []
+    for day, path in daily_logs(memory.store):
+        if day < cutoff:
+            if not dry_run:
+                path.unlink(missing_ok=True)
+            pruned.append(f"daily/{path.name}")
+    return pruned
+
+
+def prune(memory: Memory, before: date | None = None, dry_run: bool = False) -> dict[str, Any]:
+    """Delete expired daily logs; with ``before``, inactive entries created before it too."""
+    entries: list[str] = []
+    if before is not None:
+        result = memory.state().result
+        doomed = rules.prunable(result, before, memory.config.categories)
+        for entry in result.entries:
+            if entry.id in doomed:
+                entries.append(entry.id)
+                if not dry_run:
+                    delete_entry_file(memory.store, entry.filename)
+        if not dry_run:
+            memory.invalidate()
+    daily = _prune_daily(memory, dry_run)
+    return {"dry_run": dry_run, "entries": entries, "daily": daily}

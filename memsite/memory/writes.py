@@ -1,0 +1,182 @@
+"""Writing to the memory: add (with duplicate and near-duplicate checks), amend, delete, log.
+
+Writes hold the store's write lock from the duplicate check to the new file, so the same fact
+written by racing agents lands once. Text that looks like a credential is refused before any
+other check, so that no error message can echo it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from memsite.core.entry import build_entry, check_name, check_text, is_uuid
+from memsite.core.review import match_id
+from memsite.core.secrets import ALLOW_KEY, refusal
+from memsite.core.similarity import NEAR_DUPLICATE_THRESHOLD, similar_to, token_set
+from memsite.core.snapshot import Snapshot, content_digest
+from memsite.core.text import normalize, split_names
+from memsite.errors import InvalidInputError, SecretFoundError
+from memsite.storage.daily import append_log
+from memsite.storage.entries import delete_entry_file, read_entry, write_entry, write_lock
+
+if TYPE_CHECKING:
+    from memsite.memory import Memory
+
+
+def refuse_secrets(fields: dict[str, str | None], tags: Iterable[str], allow: bool) -> bool:
+    """Raise SecretFoundError for a suspected secret unless ``allow``; True if one was allowed."""
+    reason = refusal(fields, tags)
+    if reason is not None and not allow:
+        raise SecretFoundError(reason)
+    return reason is not None
+
+
+def _targets(snapshot: Snapshot, supersedes: Iterable[str]) -> tuple[list[str], list[str]]:
+    """Full ids of the entries superseded, and warnings for ids not in this checkout."""
+    targets: list[str] = []
+    warnings: list[str] = []
+    for ref in supersedes:
+        ref = ref.strip()
+        if is_uuid(ref) and ref.lower() not in snapshot.ids:
+            targets.append(ref.lower())
+            warnings.append(
+                f"supersedes {ref.lower()}, which is not in this checkout "
+                "(fine if it lives on another branch)"
+            )
+        else:
+            targets.append(match_id(ref, snapshot.ids))
+    return targets, warnings
+
+
+def _existing_duplicate(memory: Memory, peers: list[int], normalized: str) -> int | None:
+    """The row of an active entry saying the same, confirmed against its file."""
+    snapshot = memory.snapshot()
+    digest = content_digest(normalized)
+    for i in peers:
+        if snapshot.digest[i] == digest:
+            entry = read_entry(memory.store, snapshot.filename[i])
+            if entry is not None and entry.normalized == normalized:
+                return i
+    return None
+
+
+def _near_duplicates(snapshot: Snapshot, peers: list[int], normalized: str) -> list[dict[str, Any]]:
+    mine = token_set(normalized)
+    # Jaccard ≥ t needs set sizes within a factor t: filter on the stored sizes first.
+    low, high = len(mine) * NEAR_DUPLICATE_THRESHOLD, len(mine) / NEAR_DUPLICATE_THRESHOLD
+    candidates = [
+        (snapshot.id[i], snapshot.content_words(i))
+        for i in peers
+        if low <= snapshot.words[i] <= high
+    ]
+    return [{"id": i, "similarity": s} for i, s in similar_to(mine, candidates)]
+
+
+def add(
+    memory: Memory,
+    content: str,
+    category: str,
+    *,
+    tags: Iterable[str] = (),
+    supersedes: Iterable[str] = (),
+    allow_secret: bool = False,
+    **fields: str | None,
+) -> dict[str, Any]:
+    """Write one entry, unless an active entry of the category already says the same.
+
+    ``fields`` are reason, confidence, agent and key. Text that looks like a credential is
+    refused unless ``allow_secret`` marks a reviewed false positive (recorded in the entry).
+    """
+    tags = list(tags)
+    # Before any validation, so that no error message can echo a pasted credential; tags as
+    # given (lower-casing would hide the shape of many tokens).
+    as_given = [part.strip() for value in tags for part in value.split(",") if part.strip()]
+    allowed = refuse_secrets({"content": content, **fields}, as_given, allow_secret)
+    with write_lock(memory.store):
+        memory.invalidate()  # what other writers added before the lock counts
+        snapshot = memory.snapshot()
+        targets, warnings = _targets(snapshot, supersedes)
+        obj = build_entry(
+            content=content,
+            category=category,
+            categories=memory.config.categories,
+            created=memory.now(),
+            tags=split_names(tags),
+            supersedes=targets,
+            limits=memory.config.limits,
+            **fields,
+        )
+        if allowed:
+            obj[ALLOW_KEY] = True
+        normalized = normalize(content)
+        replaced = set(targets)
+        peers = [i for i in snapshot.rows(category) if snapshot.id[i] not in replaced]
+        same = _existing_duplicate(memory, peers, normalized)
+        if same is not None:
+            path = memory.store.entry_path(snapshot.filename[same])
+            return _answer("duplicate", snapshot.id[same], str(path), [], warnings)
+        near = _near_duplicates(snapshot, peers, normalized)
+        path, obj = write_entry(memory.store, obj)
+        memory.model.wrote(snapshot, path, obj)
+    return _answer("written", obj["id"], str(path), near, warnings)
+
+
+def _answer(
+    status: str, entry_id: str, path: str, near: list[dict[str, Any]], warnings: list[str]
+) -> dict[str, Any]:
+    return {
+        "status": status,
+        "id": entry_id,
+        "path": path,
+        "near_duplicates": near,
+        "warnings": warnings,
+    }
+
+
+def amend(
+    memory: Memory, ref: str, content: str, *, agent: str | None = None, allow_secret: bool = False
+) -> dict[str, Any]:
+    """Supersede an entry with new content, keeping its category, key, tags and confidence."""
+    old = memory.resolve(ref)
+    if old.category not in memory.config.categories:
+        raise InvalidInputError(
+            f"entry {old.short_id} is in category {old.category!r}, which the config does "
+            "not allow: add it to memory.categories or use `memsite add` with a category"
+        )
+    return add(
+        memory,
+        content,
+        old.category,
+        tags=old.tags,
+        supersedes=[old.id],
+        confidence=old.confidence,
+        agent=agent,
+        key=old.key,
+        reason="amended",
+        allow_secret=allow_secret,
+    )
+
+
+def delete(memory: Memory, ref: str) -> dict[str, Any]:
+    """Remove an entry file; report the entries that come back because of it."""
+    entry = memory.resolve(ref)
+    before = {e.id for e in memory.state().result.active()}
+    path = delete_entry_file(memory.store, entry.filename)
+    memory.invalidate()
+    revived = [e.id for e in memory.state().result.active() if e.id not in before]
+    return {"status": "deleted", "id": entry.id, "path": str(path), "revived": revived}
+
+
+def log(
+    memory: Memory, text: str, session: str | None = None, allow_secret: bool = False
+) -> dict[str, Any]:
+    """Append a timestamped line to today's daily log of the session."""
+    refuse_secrets({"content": text}, (), allow_secret)
+    session = session or "default"
+    check_name("session", session)
+    if not text.strip():
+        raise InvalidInputError("log text is empty: give the note to record")
+    check_text("log text", text, memory.config.limits.content_max)
+    path = append_log(memory.store, text, session, memory.now())
+    return {"status": "logged", "path": str(path), "session": session}

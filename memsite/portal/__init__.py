@@ -1,0 +1,1 @@
+"""The memory portal: an MkDocs + Material site generated from the compaction result."""

@@ -1,0 +1,179 @@
+"""Builds the memory portal into a folder: MkDocs + Material draw the frames, memsite fills them.
+
+A cold build (:func:`build_site`) is one straight pipeline:
+
+1. read the store (scan + compaction); the review findings start on the other core;
+2. :func:`portal_for`: redacted views of every entry (one constructor, used by every caller);
+3. MkDocs builds the *frames*: one per navigation page (home, categories, tags, timeline,
+   review, search), one shared by every entry page and one shared by every tag page, each
+   with a slot where the body goes. Material's assets, 404 page and search settings come from
+   this build. It costs the same at 10 entries as at 10,000: MkDocs never renders an entry
+   page, where Material would draw its whole navigation once more (plain ``mkdocs build`` pays
+   that per page, and Markdown parsing on top);
+4. page bodies rendered from ``templates/`` go into their frames; entry pages are split over
+   both cores and the Lunr index is built at the same time;
+5. raw files: ``entries/<id>.json``, ``index.md``, ``llms.txt``, ``sitemap.xml``, Material's
+   search index (entry documents added directly, so its plugin parses no entry HTML).
+
+:class:`~memsite.portal.site.Site` keeps the frames, the renderer and what it wrote, so
+:meth:`~memsite.portal.site.Site.update` (used by ``serve``) rewrites only what a change touched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memsite.core.compaction import Finding
+from memsite.errors import MemsiteError
+from memsite.portal.frames import render_frames
+from memsite.portal.model import Portal, PortalCache, build_portal, secret_ids
+from memsite.portal.parallel import Task, can_fork
+from memsite.portal.render import Renderer
+from memsite.portal.resources import lunr_js
+from memsite.portal.searchdata import search_files
+from memsite.portal.site import MARKER, Site
+
+if TYPE_CHECKING:
+    from memsite.memory import Memory
+
+MARKER_TEXT = "Built by memsite (`memsite build`); the folder is replaced on every build.\n"
+Progress = Callable[[int, int], None]
+
+
+def portal_for(
+    memory: Memory,
+    cache: PortalCache | None = None,
+    findings: Sequence[Finding] = (),
+    *,
+    site_name: str | None = None,
+) -> Portal:
+    """The portal of ``memory`` as it is now: the one way every caller builds it."""
+    config = memory.config
+    site = dict(config.site)
+    if site_name and not site.get("site_name"):
+        site["site_name"] = site_name
+    result = memory.state().result
+    return build_portal(result, site, config.categories, config.budget, cache, findings=findings)
+
+
+def prepare_site_dir(site_dir: Path) -> bool:
+    """Make sure ``site_dir`` can be (re)built: new, empty, or made by memsite before.
+
+    Returns whether it holds files of an earlier build (to be swept afterwards).
+    """
+    if site_dir.exists() and not site_dir.is_dir():
+        raise MemsiteError(f"cannot build into {site_dir}: it is a file; choose another --site-dir")
+    if site_dir.is_dir() and not (site_dir / MARKER).is_file():
+        try:
+            occupied = any(site_dir.iterdir())
+        except OSError as exc:
+            raise MemsiteError(f"cannot read {site_dir}: {exc.strerror}") from None
+        if occupied:
+            raise MemsiteError(
+                f"refusing to build into {site_dir}: it is not empty and memsite did not create it "
+                f"(no {MARKER} file); choose an empty or new folder with --site-dir"
+            )
+    try:
+        site_dir.mkdir(parents=True, exist_ok=True)
+        (site_dir / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+        return any(p.name != MARKER for p in site_dir.iterdir())
+    except OSError as exc:
+        raise MemsiteError(
+            f"cannot write the site to {site_dir}: {exc.strerror}; choose another --site-dir"
+        ) from None
+
+
+@dataclass
+class BuildResult:
+    site_dir: Path
+    entries: int
+    pages: int
+    warnings: list[str]
+    findings: int
+    lunr_bytes: int = 0
+
+
+def _write_chunk(site: Site, portal: Portal, ids: Sequence[str], counter: Any) -> int:
+    def tick(n: int) -> None:
+        counter.value += n
+
+    return site.write_entries(portal, ids, tick)
+
+
+def _write_entry_pages(site: Site, portal: Portal, fork: bool, progress: Progress | None) -> None:
+    """Every entry page, half of them in a forked worker when there are enough to split."""
+    import multiprocessing
+
+    ids = [e.id for e in portal.entries]
+    total = len(ids)
+    counter = multiprocessing.get_context().Value("q", 0, lock=False)
+    half = total // 2 if fork and total >= 400 else 0
+    worker: Task[int] = Task(_write_chunk, site, portal, ids[:half], counter, fork=fork)
+
+    def tick(n: int) -> None:
+        counter.value += n
+        if progress is not None:
+            progress(min(counter.value, total), total)
+
+    site.write_entries(portal, ids[half:], tick)
+    site.write_tags(portal)
+    worker.result()
+    for entry_id in ids[:half]:  # written by the worker: remember what, for later updates
+        site.written[f"entries/{entry_id}/index.html"] = portal.page(entry_id)
+    if progress is not None:
+        progress(total, total)
+
+
+def build_site(
+    memory: Memory,
+    site_dir: Path,
+    *,
+    strict: bool = False,
+    site_url: str | None = None,
+    progress: Progress | None = None,
+    parallel: bool | None = None,
+    cache: PortalCache | None = None,
+) -> tuple[Site, Portal, BuildResult]:
+    """A cold build of the portal into ``site_dir`` (see the module docstring)."""
+    earlier = prepare_site_dir(site_dir)
+    fork = can_fork() if parallel is None else parallel
+    memory.state()  # read once, before any fork: both processes share it
+    findings_task: Task[list[Finding]] = Task(memory.findings, fork=fork)
+    cache = cache or PortalCache()
+    portal = portal_for(memory, cache)
+    search_task: Task[dict[str, bytes]] = Task(search_files, portal, fork=fork)
+    frames, search_config, warnings, copied = render_frames(
+        portal, memory.config.site, site_dir, strict=strict, site_url=site_url
+    )
+    site = Site(site_dir, frames, Renderer(), search_config, site_url)
+    site.put("assets/memsite/lunr.js", lunr_js().read_bytes())
+    site.put(".nojekyll", b"")
+    _write_entry_pages(site, portal, fork, progress)
+    findings = findings_task.result()
+    search = search_task.result()
+    if not secret_ids(findings):
+        portal = portal.with_findings(findings)
+    else:
+        # The full scan found what the quick one let through: those entries are redacted with
+        # it now; rewrite whatever shows them (usually nothing else changes).
+        portal = portal_for(memory, cache, findings)
+        site.write_entries(portal, [e.id for e in portal.entries])
+        site.write_tags(portal)
+        search = search_files(portal)
+    site.write_search(search)
+    site.write_rest(portal)
+    if earlier:
+        site.sweep(copied)
+    total = len(portal.entries)
+    result = BuildResult(
+        site_dir=site_dir,
+        entries=total,
+        pages=1 + len(portal.categories) + 4 + len(portal.tags) + total,
+        warnings=warnings,
+        findings=len(findings),
+        lunr_bytes=len(search.get("search/memsite-lunr.json", b"")),
+    )
+    return site, portal, result

@@ -1,0 +1,157 @@
+"""Page frames: MkDocs + Material render each kind of portal page once, with slots to fill.
+
+A frame is a complete Material page (header, navigation, search box, palette toggle, footer)
+whose title, body and page id are placeholders. There is one frame per navigation page (home,
+each category, tags, timeline, review, search), one shared by every entry page and one shared
+by every tag page: all entry pages sit at the same depth and outside the navigation, so their
+frames would be identical but for those slots. MkDocs thus renders about a dozen pages,
+whatever the size of the memory, and never parses Markdown (see ``mkglue.ReadyPage``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from memsite.errors import MemsiteError
+from memsite.portal.model import Portal
+from memsite.portal.render import ENTRY_SHELL, TAG_SHELL, nav_items
+
+TITLE_SLOT = "memsite-slot-title-7c1d0e"
+BODY_SLOT = "<!--<h1>-->memsite-slot-body-7c1d0e"
+SHELL_ID = "memsite-shell"
+_SLOTS = re.compile(f"({re.escape(TITLE_SLOT)}|{re.escape(BODY_SLOT)}|{SHELL_ID})")
+
+
+class Frame:
+    """A page as MkDocs + Material rendered it, cut at its slots (title, body, page id)."""
+
+    def __init__(self, html: str) -> None:
+        self.parts = _SLOTS.split(html)
+        if self.parts.count(BODY_SLOT) != 1:
+            raise MemsiteError(
+                "the theme did not render the page body exactly once: check site-config/"
+            )
+
+    def fill(self, title: str, body: str, ident: str = SHELL_ID) -> str:
+        values = {TITLE_SLOT: escape(title, quote=False), BODY_SLOT: body, SHELL_ID: ident}
+        return "".join(part if n % 2 == 0 else values[part] for n, part in enumerate(self.parts))
+
+
+@dataclass(frozen=True)
+class FrameSpec:
+    path: str
+    title: str
+    in_nav: bool
+
+
+def _frame_specs(portal: Portal) -> list[FrameSpec]:
+    specs = [FrameSpec("", "Home", True)]
+    specs += [FrameSpec(f"categories/{c.slug}/", c.title, c.configured) for c in portal.categories]
+    specs += [
+        FrameSpec("tags/", "Tags", True),
+        FrameSpec("timeline/", "Timeline", True),
+        FrameSpec("review/", "Review", True),
+        FrameSpec("search/", "Search", True),
+        FrameSpec(ENTRY_SHELL, TITLE_SLOT, False),
+        FrameSpec(TAG_SHELL, TITLE_SLOT, False),
+    ]
+    return specs
+
+
+def _frames_plugin(specs: Sequence[FrameSpec]) -> Any:
+    """An MkDocs plugin adding one slot page per frame and keeping its HTML instead of writing."""
+    from mkdocs.plugins import BasePlugin
+
+    from memsite.portal.mkglue import add_ready_page
+
+    class FramesPlugin(BasePlugin):  # type: ignore[type-arg,no-untyped-call]
+        def __init__(self) -> None:
+            self.html: dict[str, str] = {}
+            self.wanted = {spec.path for spec in specs}
+
+        def on_files(self, files: Any, /, *, config: Any) -> Any:
+            for spec in specs:
+                meta: dict[str, Any] = {"search": {"exclude": True}, "hide": ["toc"]}
+                if spec.path:
+                    meta["title"] = spec.title
+                add_ready_page(
+                    files, config, spec.path, spec.title, BODY_SLOT, meta, in_nav=spec.in_nav
+                )
+            return files
+
+        def on_post_page(self, output: str, /, *, page: Any, config: Any) -> str:
+            path = page.file.src_uri.removesuffix("index.md")
+            if path in self.wanted:
+                self.html[path] = output
+                return ""  # memsite writes the filled pages itself
+            return output
+
+    return FramesPlugin()
+
+
+def render_frames(
+    portal: Portal,
+    site: Mapping[str, Any],
+    site_dir: Path,
+    *,
+    strict: bool,
+    site_url: str | None,
+) -> tuple[dict[str, Frame], dict[str, Any], list[str], set[str]]:
+    """Run MkDocs (Material) over the frame pages; returns frames, search config, warnings.
+
+    MkDocs builds into a scratch folder (it would otherwise empty ``site_dir`` first, and
+    deleting thousands of files of the last build costs more than the build); its theme
+    assets, 404 page and search settings are then copied over.
+    """
+    import tempfile
+
+    import jinja2
+    from mkdocs.commands.build import build as mkdocs_build
+    from mkdocs.exceptions import MkDocsException
+
+    from memsite.portal.mkglue import capture_mkdocs_log, nav_config, portal_config
+    from memsite.portal.searchdata import import_lunr
+
+    import_lunr()
+    with tempfile.TemporaryDirectory(prefix="memsite-frames-") as scratch:
+        built = Path(scratch)
+        config = portal_config(
+            site,
+            site_dir=built,
+            nav=nav_config(nav_items(portal)),
+            strict=strict,
+            site_url=site_url,
+        )
+        plugin = _frames_plugin(_frame_specs(portal))
+        config.plugins["memsite/frames"] = plugin
+        with capture_mkdocs_log() as messages:
+            try:
+                mkdocs_build(config)
+                copied = _copy_tree(built, site_dir)
+                index = json.loads((built / "search" / "search_index.json").read_text("utf-8"))
+            except (MkDocsException, jinja2.TemplateError, OSError, ValueError) as exc:
+                detail = "; ".join(messages) or str(exc)
+                raise MemsiteError(f"MkDocs build failed: {detail}") from None
+    frames = {path: Frame(html) for path, html in plugin.html.items()}
+    return frames, index.get("config", {}), messages, copied
+
+
+def _copy_tree(source: Path, target: Path) -> set[str]:
+    """Copy MkDocs' output (theme assets, 404 page…) into the site; returns what was copied."""
+    copied: set[str] = set()
+    for folder, _, names in os.walk(source):
+        rel_folder = os.path.relpath(folder, source)
+        os.makedirs(os.path.join(target, rel_folder), exist_ok=True)
+        for name in names:
+            rel = os.path.normpath(os.path.join(rel_folder, name))
+            shutil.copyfile(os.path.join(folder, name), os.path.join(target, rel))
+            copied.add(rel.replace(os.sep, "/"))
+    return copied

@@ -1,0 +1,376 @@
+"""The portal's view of the memory: redacted entry views, slugs, history links. Pure.
+
+Redaction happens here and only here: :func:`build_portal` passes every entry-derived string
+(content, category, tags, key, agent, reason, unknown keys, finding messages) through
+:func:`memsite.core.secrets.redact` once, and every page, JSON file, search index and raw file
+of the portal is made from the result. Statuses come from the compaction of the original entries, so
+redaction never changes which entry wins.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from memsite.core.budget import render_index
+from memsite.core.compaction import ACTIVE, STATUSES, Compaction, Finding, reachable
+from memsite.core.entry import Entry, format_created
+from memsite.core.markdown import category_title
+from memsite.core.secrets import redact
+from memsite.core.text import is_name
+from memsite.portal.redact import Redactor
+from memsite.portal.text import safe_title
+
+STATUS_LABELS = {
+    "active": "Active",
+    "superseded": "Superseded",
+    "duplicate": "Duplicate",
+    "overridden": "Overridden",
+}
+
+
+def slug(name: str) -> str:
+    """A URL path segment for a category or tag name.
+
+    Names that follow the naming rule are their own slug; anything else (possible in files
+    written by other tools) gets ``_`` plus a hash, which no valid name can start with.
+    """
+    if is_name(name):
+        return name
+    return "_" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+
+
+class PortalCache:
+    """What stays valid between builds of one store (``serve``): redacted entries and views.
+
+    Keys hold everything an output is made from (the file name and its whole object, the
+    status, the supersession links, whether the full scan applies), so a hit is always right.
+    Views that come back identical keep every render cache downstream warm.
+    """
+
+    def __init__(self, redactor: Redactor | None = None) -> None:
+        self.redactor = redactor or Redactor()
+        self._entries: dict[tuple[Any, ...], Entry] = {}
+        self._views: dict[tuple[Any, ...], EntryView] = {}
+        self._json: dict[tuple[Any, ...], str] = {}
+        self._titles: dict[str, str] = {}
+
+    def redacted(self, entry: Entry, full: bool) -> tuple[tuple[Any, ...], Entry]:
+        key = (entry.filename, repr(entry.raw), full)
+        found = self._entries.get(key)
+        if found is None:
+            found = self._entries[key] = self.redactor.redact(entry, full)
+        return key, found
+
+    def view(
+        self, key: tuple[Any, ...], entry: Entry, status: str, edges: Sequence[str]
+    ) -> EntryView:
+        vkey = (key, status, tuple(edges))
+        found = self._views.get(vkey)
+        if found is None:
+            found = self._views[vkey] = _view(entry, status, edges, self._titles)
+        return found
+
+    def json_text(
+        self, key: tuple[Any, ...], entry: Entry, status: str, successors: Sequence[str]
+    ) -> str:
+        jkey = (key, status, tuple(successors))
+        found = self._json.get(jkey)
+        if found is None:
+            obj = {**entry.raw, "status": status, "superseded_by": list(successors)}
+            found = self._json[jkey] = json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+        return found
+
+    def keep_only(self, keys: set[tuple[Any, ...]]) -> None:
+        """Forget entries that are gone (long serve sessions)."""
+        self._entries = {k: v for k, v in self._entries.items() if k in keys}
+        self._views = {k: v for k, v in self._views.items() if k[0] in keys}
+        self._json = {k: v for k, v in self._json.items() if k[0] in keys}
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    name: str
+    slug: str
+
+
+@dataclass(frozen=True, slots=True)
+class EntryView:
+    """One entry as pages show it. Hashable: equal views render to equal HTML."""
+
+    id: str
+    category: str
+    category_slug: str
+    category_title: str
+    content: str
+    title: str
+    created: str
+    day: str
+    when: str
+    confidence: str
+    tags: tuple[Tag, ...]
+    key: str | None
+    agent: str | None
+    reason: str | None
+    filename: str
+    status: str
+    supersedes: tuple[str, ...]
+    _hash: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Views are dictionary keys of the render caches: hash the fields once.
+        fields = (self.id, self.content, self.status, self.category, self.supersedes, self.tags)
+        object.__setattr__(self, "_hash", hash(fields))
+
+    def __hash__(self) -> int:
+        return self._hash
+
+    @property
+    def short_id(self) -> str:
+        return self.id[:8]
+
+    @property
+    def status_label(self) -> str:
+        return STATUS_LABELS.get(self.status, self.status)
+
+    @property
+    def active(self) -> bool:
+        return self.status == ACTIVE
+
+
+@dataclass(frozen=True, slots=True)
+class EntryPage:
+    """Everything an entry page shows: the entry and its relations, each as a view."""
+
+    entry: EntryView
+    newer: tuple[EntryView, ...]
+    older: tuple[EntryView, ...]
+    replaced_by: tuple[EntryView, ...]
+    current: tuple[EntryView, ...]
+    winner: EntryView | None
+    losers: tuple[EntryView, ...]
+
+
+@dataclass
+class CategoryView:
+    name: str
+    slug: str
+    title: str
+    configured: bool
+    active: list[EntryView] = field(default_factory=list)
+    inactive: list[EntryView] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return len(self.active) + len(self.inactive)
+
+    def count(self, status: str) -> int:
+        if status == ACTIVE:
+            return len(self.active)
+        return sum(1 for e in self.inactive if e.status == status)
+
+
+@dataclass
+class TagView:
+    name: str
+    slug: str
+    active: list[EntryView] = field(default_factory=list)
+    inactive: list[EntryView] = field(default_factory=list)
+
+    @property
+    def total(self) -> int:
+        return len(self.active) + len(self.inactive)
+
+
+@dataclass(frozen=True)
+class FindingView:
+    kind: str
+    message: str
+    entries: tuple[EntryView, ...]
+    files: tuple[str, ...]
+
+
+@dataclass
+class Portal:
+    """The whole memory as the portal shows it, redacted, newest first."""
+
+    site_name: str
+    description: str | None
+    entries: list[EntryView]
+    by_id: dict[str, EntryView]
+    categories: list[CategoryView]
+    tags: list[TagView]
+    index_md: str
+    json_texts: dict[str, str]
+    edges: dict[str, list[str]]
+    superseded_by: dict[str, list[str]]
+    winner: dict[str, str]
+    losers: dict[str, list[str]]
+    findings: list[FindingView] = field(default_factory=list)
+    position: dict[str, int] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.position:
+            self.position = {e.id: n for n, e in enumerate(self.entries)}
+
+    def with_findings(self, findings: Iterable[Finding]) -> Portal:
+        """The same portal showing ``findings`` on its review page (a new object)."""
+        return dataclasses.replace(self, findings=finding_views(findings, self))
+
+    def counts(self) -> dict[str, int]:
+        totals = dict.fromkeys(STATUSES, 0)
+        for entry in self.entries:
+            totals[entry.status] = totals.get(entry.status, 0) + 1
+        return totals
+
+    def _closure(self, start: str, step: Callable[[str], Iterable[str]]) -> tuple[EntryView, ...]:
+        seen = reachable(start, step)
+        ordered = sorted((i for i in seen if i in self.by_id), key=self.position.__getitem__)
+        return tuple(self.by_id[i] for i in ordered)
+
+    def page(self, entry_id: str) -> EntryPage:
+        """The entry page data of one entry: history both ways, banner targets."""
+        entry = self.by_id[entry_id]
+        empty: list[str] = []
+        if entry_id in self.edges or entry_id in self.superseded_by:
+            older = self._closure(entry_id, lambda i: self.edges.get(i, empty))
+            newer = self._closure(entry_id, lambda i: self.superseded_by.get(i, empty))
+        else:
+            older = newer = ()
+        direct = tuple(self.by_id[i] for i in self.superseded_by.get(entry_id, empty))
+        current = tuple(e for e in newer if e.active)
+        winner_id = self.winner.get(entry_id)
+        losers = tuple(self.by_id[i] for i in self.losers.get(entry_id, empty))
+        return EntryPage(
+            entry=entry,
+            newer=newer,
+            older=older,
+            replaced_by=direct,
+            current=current,
+            winner=self.by_id.get(winner_id) if winner_id else None,
+            losers=losers,
+        )
+
+
+def _view(entry: Entry, status: str, edges: Sequence[str], titles: dict[str, str]) -> EntryView:
+    created = format_created(entry.created)
+    category = entry.category
+    if category not in titles:
+        titles[category] = safe_title(category_title(category) or category)
+    return EntryView(
+        id=entry.id,
+        category=category,
+        category_slug=slug(category),
+        category_title=titles[category],
+        content=entry.content,
+        title=safe_title(entry.content),
+        created=created,
+        day=created[:10],
+        when=f"{created[:10]} {created[11:16]} UTC",
+        confidence=entry.confidence,
+        tags=tuple(Tag(t, slug(t)) for t in entry.tags),
+        key=entry.key,
+        agent=entry.agent,
+        reason=entry.reason,
+        filename=entry.filename,
+        status=status,
+        supersedes=tuple(edges),
+    )
+
+
+def secret_ids(findings: Iterable[Finding]) -> set[str]:
+    """Entries whose full (detect-secrets) scan found something: redact them with it too."""
+    return {i for f in findings if f.kind == "secret" for i in f.ids}
+
+
+def _groups(
+    views: Sequence[EntryView], names: Iterable[str], configured: set[str], titles: dict[str, str]
+) -> tuple[list[CategoryView], list[TagView]]:
+    """Category and tag pages' data: their entries split into active and inactive."""
+    categories: dict[str, CategoryView] = {}
+    for name in names:
+        title = titles.get(name) or safe_title(category_title(name) or name)
+        categories[name] = CategoryView(name, slug(name), title, name in configured)
+    tags: dict[str, TagView] = {}
+    for view in views:
+        cat = categories.setdefault(
+            view.category,
+            CategoryView(view.category, view.category_slug, view.category_title, False),
+        )
+        (cat.active if view.active else cat.inactive).append(view)
+        for tag in view.tags:
+            tag_view = tags.setdefault(tag.name, TagView(tag.name, tag.slug))
+            (tag_view.active if view.active else tag_view.inactive).append(view)
+    return list(categories.values()), sorted(tags.values(), key=lambda t: t.name)
+
+
+def build_portal(
+    result: Compaction,
+    site: Mapping[str, Any],
+    weights: Mapping[str, float],
+    budget: int,
+    cache: PortalCache | None = None,
+    *,
+    findings: Sequence[Finding] = (),
+) -> Portal:
+    """Redact the compaction result once and derive every view the pages need.
+
+    ``findings`` are the review's: entries whose full secret scan found something are
+    redacted with the full scan, and the review page shows them.
+    """
+    cache = cache or PortalCache()
+    full = secret_ids(findings)
+    keyed = [cache.redacted(e, e.id in full) for e in result.entries]
+    redacted = [e for _, e in keyed]
+    safe_result = dataclasses.replace(
+        result,
+        entries=redacted,
+        by_id={e.id: e for e in redacted},
+        categories=list(dict.fromkeys(cache.redactor.text(c) for c in result.categories)),
+        findings=[],
+    )
+    views = [cache.view(k, e, result.status[e.id], result.edges.get(e.id, ())) for k, e in keyed]
+    categories, tags = _groups(views, safe_result.categories, set(weights), cache._titles)
+    losers: dict[str, list[str]] = defaultdict(list)
+    for loser in result.entries:
+        if loser.id in result.winner:
+            losers[result.winner[loser.id]].append(loser.id)
+    json_texts = {
+        e.id: cache.json_text(k, e, result.status[e.id], result.superseded_by.get(e.id, ()))
+        for k, e in keyed
+    }
+    cache.keep_only({k for k, _ in keyed})
+    description = site.get("site_description")
+    portal = Portal(
+        site_name=str(site.get("site_name") or "Project memory"),
+        description=str(description) if description else None,
+        entries=views,
+        by_id={v.id: v for v in views},
+        categories=categories,
+        tags=tags,
+        index_md=render_index(safe_result, weights, budget),
+        json_texts=json_texts,
+        edges=dict(result.edges),
+        superseded_by=dict(result.superseded_by),
+        winner=dict(result.winner),
+        losers=dict(losers),
+    )
+    return portal.with_findings(findings)
+
+
+def finding_views(findings: Iterable[Finding], portal: Portal) -> list[FindingView]:
+    """Review findings for the portal, their messages redacted, their entries as views."""
+    return [
+        FindingView(
+            kind=f.kind,
+            message=redact(f.message),
+            entries=tuple(portal.by_id[i] for i in dict.fromkeys(f.ids) if i in portal.by_id),
+            files=tuple(redact(name) for name in f.files),
+        )
+        for f in findings
+    ]

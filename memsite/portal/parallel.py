@@ -1,0 +1,87 @@
+"""Run work on the other core: a function in a forked child, its result sent back pickled.
+
+Forking shares the parent's memory (the compaction, the rendered frames) without pickling it.
+Where forking is unsafe or pointless (no ``fork``, one CPU, other threads running — as in
+``serve``), the same call runs inline, so callers never branch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import multiprocessing
+import os
+import signal
+import threading
+import traceback
+from collections.abc import Callable
+from multiprocessing.connection import Connection
+from typing import Any, Generic, TypeVar
+
+from memsite.errors import MemsiteError
+
+T = TypeVar("T")
+
+
+def can_fork() -> bool:
+    """True when a forked child may do work: fork exists, 2+ CPUs, no other threads."""
+    return (
+        "fork" in multiprocessing.get_all_start_methods()
+        and (os.cpu_count() or 1) > 1
+        and threading.active_count() == 1
+    )
+
+
+def _child(func: Callable[..., Any], args: tuple[Any, ...], conn: Connection) -> None:
+    # Ctrl-C is the parent's to handle: a worker just ends with it (daemonic, it is reaped).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        conn.send(("ok", func(*args)))
+    except MemsiteError as exc:
+        conn.send(("memsite", str(exc)))
+    except BaseException as exc:  # reported to the parent, which re-raises it
+        with contextlib.suppress(OSError):
+            conn.send(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
+    finally:
+        conn.close()
+
+
+class Task(Generic[T]):
+    """``func(*args)`` in a forked child when :func:`can_fork`, else right away, inline."""
+
+    def __init__(self, func: Callable[..., T], *args: Any, fork: bool | None = None) -> None:
+        self._value: T | None = None
+        self._done = False
+        self._proc: Any = None
+        self._conn: Connection | None = None
+        if fork is None:
+            fork = can_fork()
+        if fork:
+            context = multiprocessing.get_context("fork")
+            reader, writer = context.Pipe(duplex=False)
+            self._proc = context.Process(target=_child, args=(func, args, writer), daemon=True)
+            self._proc.start()
+            writer.close()
+            self._conn = reader
+        else:
+            self._value = func(*args)
+            self._done = True
+
+    def result(self) -> T:
+        if not self._done:
+            assert self._conn is not None
+            try:
+                kind, *payload = self._conn.recv()
+            except EOFError:
+                self._proc.join()
+                raise MemsiteError(
+                    f"a build worker died (exit code {self._proc.exitcode}): run the build again"
+                ) from None
+            self._conn.close()
+            self._proc.join()
+            if kind == "memsite":
+                raise MemsiteError(payload[0])
+            if kind == "error":
+                raise RuntimeError(f"build worker failed: {payload[0]}")
+            self._value = payload[0]
+            self._done = True
+        return self._value  # type: ignore[return-value]

@@ -1,0 +1,186 @@
+"""Publishing the portal: the GitHub Pages workflow, and ``gh-deploy`` to a ``gh-pages`` branch.
+
+``pages_workflow`` is the text of ``.github/workflows/memsite-pages.yml`` that
+``memsite init --github-pages`` writes: build with ``--strict`` in one job (read-only token,
+no persisted credentials), deploy with ``actions/deploy-pages`` in another (the only job that
+may write to Pages). ``gh_deploy`` builds and pushes the site with ghp-import, as
+``mkdocs gh-deploy`` does, and refuses when the build fails.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memsite import __version__
+from memsite.errors import MemsiteError
+from memsite.storage.files import write_atomic
+from memsite.storage.git import GitError, first_line, repo_top, run_git
+
+if TYPE_CHECKING:
+    from memsite.memory import Memory
+    from memsite.storage.layout import Store
+
+WORKFLOW_PATH = ".github/workflows/memsite-pages.yml"
+# Actions pinned to full commit hashes (a tag can be moved); the comment names the release.
+ACTIONS = {
+    "checkout": "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2",
+    "setup-python": "actions/setup-python@a26af69be951a213d495a4c3e4e4022e16d87065 # v5.6.0",
+    "configure-pages": "actions/configure-pages@983d7736d9b0ae728b81ab479565c72886d7745b # v5.0.0",
+    "upload-pages-artifact": (
+        "actions/upload-pages-artifact@56afc609e74202658d3ffba0e8f6dda462b719fa # v3.0.1"
+    ),
+    "deploy-pages": "actions/deploy-pages@d6db90164ac5ed86f2b6aed7e0febac5b3c0c03e # v4.0.5",
+}
+
+
+def _yaml_str(value: str) -> str:
+    """A YAML double-quoted scalar (JSON string syntax is valid YAML)."""
+    return json.dumps(value, ensure_ascii=False)
+
+
+def pages_workflow(store_rel: str) -> str:
+    """The GitHub Actions workflow publishing the portal of the store at ``store_rel``."""
+    store = store_rel.replace("\\", "/").strip("/") or "."
+    prefix = "" if store == "." else f"{store}/"
+    paths = "\n".join(
+        f"      - {_yaml_str(p)}"
+        for p in (f"{prefix}entries/**", f"{prefix}config.json", WORKFLOW_PATH)
+    )
+    return f"""\
+# Publishes the memsite memory portal to GitHub Pages (written by `memsite init --github-pages`).
+# Settings > Pages > Source must be "GitHub Actions". A Pages site of a public repository is
+# public: everything in the memory is published (suspected secrets are redacted).
+name: memsite portal
+
+on:
+  push:
+    branches: [main]
+    paths:
+{paths}
+  workflow_dispatch:
+
+permissions: {{}}
+
+concurrency:
+  group: memsite-pages
+  cancel-in-progress: false
+
+jobs:
+  build:
+    name: Build the portal
+    runs-on: ubuntu-latest
+    permissions:
+      contents: read
+    steps:
+      - name: Check out
+        uses: {ACTIONS["checkout"]}
+        with:
+          persist-credentials: false
+      - name: Set up Python
+        uses: {ACTIONS["setup-python"]}
+        with:
+          python-version: "3.12"
+      - name: Install memsite
+        run: python -m pip install "memsite=={__version__}"
+      - name: Configure Pages
+        id: pages
+        uses: {ACTIONS["configure-pages"]}
+      - name: Build
+        env:
+          MEMSITE_STORE_PATH: {_yaml_str(store)}
+          MEMSITE_SITE_URL: ${{{{ steps.pages.outputs.base_url }}}}
+        run: >-
+          memsite --store "$MEMSITE_STORE_PATH" build --strict
+          --site-dir "$RUNNER_TEMP/memsite-site"
+      - name: Upload the site
+        uses: {ACTIONS["upload-pages-artifact"]}
+        with:
+          path: ${{{{ runner.temp }}}}/memsite-site
+
+  deploy:
+    name: Deploy to GitHub Pages
+    needs: build
+    runs-on: ubuntu-latest
+    permissions:
+      pages: write
+      id-token: write
+    environment:
+      name: github-pages
+      url: ${{{{ steps.deployment.outputs.page_url }}}}
+    steps:
+      - name: Deploy
+        id: deployment
+        uses: {ACTIONS["deploy-pages"]}
+"""
+
+
+@dataclass
+class Deployed:
+    site_dir: Path
+    remote: str
+    branch: str
+    entries: int
+
+
+def write_pages_workflow(store: Store) -> str:
+    """Write ``.github/workflows/memsite-pages.yml`` at the top of the repository."""
+    try:
+        top = repo_top(store.project_root)
+    except MemsiteError:
+        top = store.project_root
+    path = top / WORKFLOW_PATH
+    write_atomic(path, pages_workflow(os.path.relpath(store.root, top)).encode("utf-8"))
+    return str(path)
+
+
+def gh_deploy(
+    memory: Memory,
+    *,
+    remote: str = "origin",
+    branch: str = "gh-pages",
+    message: str | None = None,
+    force: bool = False,
+    site_url: str | None = None,
+) -> Deployed:
+    """Build the portal (any failure stops here) and push it to ``branch`` with ghp-import."""
+    import ghp_import
+
+    from memsite.portal.build import build_site
+
+    try:
+        top = repo_top(memory.store.project_root)
+    except GitError:
+        raise MemsiteError(
+            f"{memory.store.project_root} is not inside a git repository: gh-deploy publishes "
+            "to a branch of one"
+        ) from None
+    if run_git(top, "remote", "get-url", remote, check=False).returncode != 0:
+        raise MemsiteError(
+            f"git remote {remote!r} does not exist: add it (git remote add {remote} URL) "
+            "or pass --remote"
+        )
+    memory.refuse_unreviewed_secrets("memsite gh-deploy")
+    site_dir = memory.store.site_dir
+    _, _, result = build_site(memory, site_dir, site_url=site_url)
+    mesg = message or (
+        f"Deploy the memsite portal ({result.entries} entries) with memsite {__version__}"
+    )
+    try:
+        with contextlib.chdir(top):
+            ghp_import.ghp_import(
+                str(site_dir), mesg=mesg, remote=remote, branch=branch, push=False, nojekyll=True
+            )
+    except ghp_import.GhpError as exc:
+        raise MemsiteError(f"gh-deploy failed: {first_line(str(exc.message))}") from None
+    push = ["push", remote, branch] + (["--force"] if force else [])
+    done = run_git(top, *push, check=False)
+    if done.returncode != 0:
+        raise MemsiteError(
+            f"gh-deploy failed to push {branch} to {remote}: {first_line(done.stderr)}"
+        )
+    return Deployed(site_dir, remote, branch, result.entries)

@@ -1,0 +1,227 @@
+"""Portal pages from the Jinja templates in ``templates/``: bodies of every page, raw files. Pure.
+
+Pages are rendered as ready HTML (Jinja with autoescape; entry text through the ``text`` filter),
+never as Markdown. A :class:`Renderer` keeps what it rendered keyed by the (hashable) views it
+rendered from, so a rebuild after one new entry renders only the pages and fragments whose
+data changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from markupsafe import Markup
+
+from memsite.portal.model import CategoryView, EntryPage, EntryView, Portal, TagView
+from memsite.portal.resources import templates_dir
+from memsite.portal.text import render_text, safe_title
+
+RECENT = 15
+ENTRY_SHELL = "entries/memsite-shell/"
+TAG_SHELL = "tags/memsite-shell/"
+
+
+@dataclass(frozen=True)
+class PageOut:
+    """One HTML page of the portal: where it goes, its title, its body (the page content).
+
+    ``shell`` names the MkDocs-rendered page frame the body is put into: entry and tag pages
+    share one frame each; every other page has its own (its place in the navigation).
+    """
+
+    path: str
+    title: str
+    body: str
+    shell: str
+
+
+def root_for(path: str) -> str:
+    """The relative prefix from a page at ``path`` (a folder URL) back to the portal root."""
+    return "../" * path.count("/")
+
+
+def index_sections(index_md: str) -> list[tuple[str, list[str]]]:
+    """The ``## heading`` sections and ``- bullet`` lines of index.md (nothing else is in it)."""
+    sections: list[tuple[str, list[str]]] = []
+    for line in index_md.splitlines():
+        if line.startswith("## "):
+            sections.append((line[3:].strip(), []))
+        elif line.startswith("- ") and sections:
+            sections[-1][1].append(line[2:])
+    return sections
+
+
+class Renderer:
+    """Renders portal pages; remembers fragments and bodies between builds (for serve)."""
+
+    def __init__(self, templates: Path | None = None) -> None:
+        from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+
+        self.env = Environment(
+            loader=FileSystemLoader(str(templates or templates_dir())),
+            autoescape=select_autoescape(
+                enabled_extensions=("html",), default_for_string=True, default=False
+            ),
+            undefined=StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            auto_reload=False,
+        )
+        self.env.filters["text"] = render_text
+        macros = self.env.get_template("macros.html").module
+        self._card_macro: Callable[..., Markup] = macros.card  # type: ignore[attr-defined]
+        self._row_macro: Callable[..., Markup] = macros.row  # type: ignore[attr-defined]
+        self._cards: dict[tuple[str, EntryView], Markup] = {}
+        self._rows: dict[tuple[str, EntryView], Markup] = {}
+        self._entry_bodies: dict[EntryPage, str] = {}
+        self._tag_bodies: dict[tuple[Any, ...], str] = {}
+
+    # --- fragments ------------------------------------------------------------------------
+
+    def card(self, entry: EntryView, root: str) -> Markup:
+        key = (root, entry)
+        html = self._cards.get(key)
+        if html is None:
+            html = self._cards[key] = self._card_macro(entry, root)
+        return html
+
+    def row(self, entry: EntryView, root: str) -> Markup:
+        key = (root, entry)
+        html = self._rows.get(key)
+        if html is None:
+            html = self._rows[key] = self._row_macro(entry, root)
+        return html
+
+    def _render(self, name: str, path: str, **context: Any) -> str:
+        root = root_for(path)
+        return self.env.get_template(name).render(
+            root=root,
+            card=lambda e: self.card(e, root),
+            row=lambda e: self.row(e, root),
+            **context,
+        )
+
+    def forget_except(self, portal: Portal) -> None:
+        """Drop remembered fragments of views that no longer exist (long serve sessions)."""
+        live = set(portal.entries)
+        self._cards = {k: v for k, v in self._cards.items() if k[1] in live}
+        self._rows = {k: v for k, v in self._rows.items() if k[1] in live}
+        self._entry_bodies = {k: v for k, v in self._entry_bodies.items() if k.entry in live}
+
+    # --- pages ----------------------------------------------------------------------------
+
+    def entry_page(self, page: EntryPage) -> PageOut:
+        body = self._entry_bodies.get(page)
+        if body is None:
+            body = self._entry_bodies[page] = self._render(
+                "entry.html", f"entries/{page.entry.id}/", page=page
+            )
+        return PageOut(f"entries/{page.entry.id}/", page.entry.title, body, ENTRY_SHELL)
+
+    def tag_page(self, tag: TagView) -> PageOut:
+        path = f"tags/{tag.slug}/"
+        key = (tag.name, tag.slug, tuple(tag.active), tuple(tag.inactive))
+        body = self._tag_bodies.get(key)
+        if body is None:
+            body = self._tag_bodies[key] = self._render("tag.html", path, tag=tag)
+        return PageOut(path, safe_title(f"#{tag.name}"), body, TAG_SHELL)
+
+    def tag_pages(self, portal: Portal) -> list[PageOut]:
+        pages = [self.tag_page(t) for t in portal.tags]
+        live = {(t.name, t.slug, tuple(t.active), tuple(t.inactive)) for t in portal.tags}
+        self._tag_bodies = {k: v for k, v in self._tag_bodies.items() if k in live}
+        return pages
+
+    def _nav_page(self, path: str, title: str, template: str, **context: Any) -> PageOut:
+        """A page of the navigation: its own shell, its body from ``template``."""
+        return PageOut(path, title, self._render(template, path, **context), path)
+
+    def category_page(self, category: CategoryView) -> PageOut:
+        path = f"categories/{category.slug}/"
+        return self._nav_page(path, category.title, "category.html", category=category)
+
+    def main_pages(self, portal: Portal) -> list[PageOut]:
+        """Home, categories, tags index, timeline, review and search: one shell each."""
+        counts = portal.counts()
+        pages = [
+            self._nav_page(
+                "",
+                portal.site_name,
+                "home.html",
+                portal=portal,
+                counts=counts,
+                recent=portal.entries[:RECENT],
+                index_sections=index_sections(portal.index_md),
+            )
+        ]
+        pages.extend(self.category_page(c) for c in portal.categories)
+        pages.append(self._nav_page("tags/", "Tags", "tags.html", tags=portal.tags))
+        days: dict[str, list[EntryView]] = {}
+        for entry in portal.entries:
+            days.setdefault(entry.day, []).append(entry)
+        pages.append(
+            self._nav_page(
+                "timeline/",
+                "Timeline",
+                "timeline.html",
+                days=list(days.items()),
+                total=len(portal.entries),
+            )
+        )
+        groups: dict[str, list[Any]] = {}
+        for finding in portal.findings:
+            groups.setdefault(finding.kind, []).append(finding)
+        pages.append(
+            self._nav_page(
+                "review/",
+                "Review",
+                "review.html",
+                findings=portal.findings,
+                groups=list(groups.items()),
+            )
+        )
+        pages.append(
+            self._nav_page(
+                "search/",
+                "Search",
+                "search.html",
+                categories=portal.categories,
+                tags=portal.tags,
+            )
+        )
+        return pages
+
+    def llms_txt(self, portal: Portal, base_url: str = "") -> str:
+        return self.env.get_template("llms.txt").render(
+            portal=portal, counts=portal.counts(), base=base_url
+        )
+
+
+def raw_files(
+    portal: Portal, renderer: Renderer, base_url: str = ""
+) -> list[tuple[str, bytes, str | None]]:
+    """The non-HTML outputs: ``index.md``, ``llms.txt`` and ``entries/<id>.json``, as
+    (path, bytes, key): an entry's JSON text is its own key (unchanged text, unchanged file)."""
+    files: list[tuple[str, bytes, str | None]] = [
+        ("index.md", portal.index_md.encode("utf-8"), None),
+        ("llms.txt", renderer.llms_txt(portal, base_url).encode("utf-8"), None),
+    ]
+    for entry_id, text in portal.json_texts.items():
+        files.append((f"entries/{entry_id}.json", text.encode("utf-8"), text))
+    return files
+
+
+def nav_items(portal: Portal) -> list[tuple[str, str | list[tuple[str, str]]]]:
+    """The navigation: title → page path (relative to the portal root), entries left out."""
+    configured = [c for c in portal.categories if c.configured]
+    return [
+        ("Home", ""),
+        ("Categories", [(c.title, f"categories/{c.slug}/") for c in configured]),
+        ("Tags", "tags/"),
+        ("Timeline", "timeline/"),
+        ("Review", "review/"),
+        ("Search", "search/"),
+    ]

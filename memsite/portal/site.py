@@ -1,0 +1,190 @@
+"""A built portal on disk: its page frames, its renderer and what it wrote, so that an update
+(``serve``) rewrites only the files a change touched."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import hashlib
+import json
+import os
+import shutil
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from html import escape
+from pathlib import Path
+from typing import Any
+
+from memsite.portal.frames import SHELL_ID, Frame
+from memsite.portal.model import Portal
+from memsite.portal.render import PageOut, Renderer, raw_files
+from memsite.portal.searchdata import material_docs
+from memsite.storage.files import storage_errors, write_atomic
+
+MARKER = ".memsite-site"
+
+
+def sitemap(paths: Iterable[str], site_url: str | None) -> bytes:
+    """sitemap.xml as MkDocs writes it (no <loc> without a site_url), without build dates."""
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
+    ]
+    if site_url:
+        base = site_url.rstrip("/") + "/"
+        for path in paths:
+            lines.append(f"    <url>\n         <loc>{escape(base + path)}</loc>\n    </url>")
+    lines.append("</urlset>")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _gzip(data: bytes) -> bytes:
+    return gzip.compress(data, compresslevel=9, mtime=0)
+
+
+@dataclass
+class Site:
+    """A built portal: its frames and renderer, and what it wrote (for incremental updates)."""
+
+    site_dir: Path
+    frames: dict[str, Frame]
+    renderer: Renderer
+    search_config: dict[str, Any]
+    site_url: str | None
+    written: dict[str, Any] = field(default_factory=dict)
+    _dirs: set[str] = field(default_factory=set)
+
+    # --- writing ----------------------------------------------------------------------------
+
+    def _write(self, rel: str, data: bytes, atomic: bool) -> None:
+        path = os.path.join(self.site_dir, rel)
+        if atomic:  # serve: an open browser must never read half a page
+            write_atomic(Path(path), data)
+            return
+        folder = os.path.dirname(path)
+        if folder not in self._dirs:
+            os.makedirs(folder, exist_ok=True)
+            self._dirs.add(folder)
+        with open(path, "wb") as handle:
+            handle.write(data)
+
+    def put(self, rel: str, data: bytes, *, key: Any = None, atomic: bool = False) -> bool:
+        """Write ``rel`` unless what was last written there had the same key (or bytes)."""
+        if key is None:
+            key = hashlib.blake2b(data, digest_size=16).digest()
+        if self.written.get(rel) == key:
+            return False
+        with storage_errors("write", self.site_dir / rel):
+            self._write(rel, data, atomic)
+        self.written[rel] = key
+        return True
+
+    def page_html(self, page: PageOut) -> bytes:
+        frame = self.frames[page.shell]
+        ident = page.path.rstrip("/").rsplit("/", 1)[-1] if page.shell != page.path else SHELL_ID
+        return frame.fill(page.title, page.body, ident).encode("utf-8")
+
+    def put_page(self, page: PageOut, *, key: Any = None, atomic: bool = False) -> bool:
+        rel = f"{page.path}index.html"
+        if key is not None and self.written.get(rel) == key:
+            return False
+        return self.put(rel, self.page_html(page), key=key, atomic=atomic)
+
+    # --- pages ------------------------------------------------------------------------------
+
+    def write_entries(
+        self,
+        portal: Portal,
+        ids: Sequence[str],
+        tick: Callable[[int], None] | None = None,
+        *,
+        atomic: bool = False,
+    ) -> int:
+        """Render and write the pages of ``ids`` whose data changed; returns how many."""
+        changed = 0
+        for number, entry_id in enumerate(ids, 1):
+            data = portal.page(entry_id)
+            rel = f"entries/{entry_id}/index.html"
+            if self.written.get(rel) != data:
+                self.put_page(self.renderer.entry_page(data), key=data, atomic=atomic)
+                changed += 1
+            if tick is not None and number % 200 == 0:
+                tick(200)
+        if tick is not None:
+            tick(len(ids) % 200)
+        return changed
+
+    def write_tags(self, portal: Portal, *, atomic: bool = False) -> int:
+        changed = 0
+        for page, tag in zip(self.renderer.tag_pages(portal), portal.tags, strict=True):
+            key = ("tag", tag.name, tuple(tag.active), tuple(tag.inactive))
+            changed += self.put_page(page, key=key, atomic=atomic)
+        return changed
+
+    def write_rest(self, portal: Portal, *, atomic: bool = False) -> int:
+        """Main pages, JSON files, raw files, sitemap and Material's search index."""
+        changed = 0
+        pages = self.renderer.main_pages(portal)
+        for page in pages:
+            changed += self.put_page(page, atomic=atomic)
+        base = self.site_url.rstrip("/") + "/" if self.site_url else ""
+        for rel, data, key in raw_files(portal, self.renderer, base):
+            if key is None or self.written.get(rel) is not key:
+                changed += self.put(rel, data, key=key, atomic=atomic)
+        paths = [p.path for p in pages]
+        paths += [f"tags/{t.slug}/" for t in portal.tags]
+        paths += [f"entries/{e.id}/" for e in portal.entries]
+        xml = sitemap(paths, self.site_url)
+        if self.put("sitemap.xml", xml, atomic=atomic):
+            self.put("sitemap.xml.gz", _gzip(xml), atomic=atomic)
+        docs = [{"location": p.path, "title": p.title, "text": ""} for p in pages]
+        index = {"config": self.search_config, "docs": docs + material_docs(portal)}
+        data = json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        changed += self.put("search/search_index.json", data, atomic=atomic)
+        return changed
+
+    def write_search(self, files: Mapping[str, bytes], *, atomic: bool = False) -> int:
+        return sum(self.put(rel, data, atomic=atomic) for rel, data in files.items())
+
+    def sweep(self, keep: set[str]) -> int:
+        """Delete files of an earlier build that this one did not write."""
+        removed = 0
+        for folder, _, names in os.walk(self.site_dir, topdown=False):
+            for name in names:
+                rel = os.path.relpath(os.path.join(folder, name), self.site_dir)
+                rel = rel.replace(os.sep, "/")
+                if rel not in self.written and rel not in keep and rel != MARKER:
+                    os.unlink(os.path.join(folder, name))
+                    removed += 1
+            if folder != str(self.site_dir):
+                with contextlib.suppress(OSError):
+                    os.rmdir(folder)  # only if empty
+        return removed
+
+    def remove_stale(self, portal: Portal) -> list[str]:
+        """Delete files of entries and tags that are gone (serve: an entry file was deleted)."""
+        keep = {f"entries/{e.id}/index.html" for e in portal.entries}
+        keep |= {f"entries/{e.id}.json" for e in portal.entries}
+        keep |= {f"tags/{t.slug}/index.html" for t in portal.tags}
+        keep |= {f"categories/{c.slug}/index.html" for c in portal.categories}
+        removed = []
+        for rel in list(self.written):
+            stale = rel not in keep and rel != "tags/index.html"
+            if stale and rel.startswith(("entries/", "tags/", "categories/")):
+                with contextlib.suppress(OSError):
+                    os.unlink(self.site_dir / rel)
+                    folder = (self.site_dir / rel).parent
+                    if rel.endswith("index.html"):
+                        shutil.rmtree(folder, ignore_errors=True)
+                del self.written[rel]
+                removed.append(rel)
+        return removed
+
+    def update(self, portal: Portal, *, atomic: bool = True) -> int:
+        """Rewrite what changed since the last write of this site (serve's incremental path)."""
+        changed = self.write_entries(portal, [e.id for e in portal.entries], atomic=atomic)
+        changed += self.write_tags(portal, atomic=atomic)
+        changed += self.write_rest(portal, atomic=atomic)
+        changed += len(self.remove_stale(portal))
+        self.renderer.forget_except(portal)
+        return changed

@@ -1,0 +1,63 @@
+"""What a runner is to memsite: a name, how to tell a repository uses it, and the files that wire
+it (each a :class:`Target` that knows how to add memsite's part to a file and take it out).
+
+A runner module defines ``RUNNER = Runner(...)``; the registry in ``memsite.runners`` lists the
+built-in modules, and third-party runners register the same way (see its docstring).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class Wiring:
+    """Where memsite is wired: the repository root, the store relative to it, and settings."""
+
+    root: Any  # pathlib.Path; Any keeps this module free of IO imports
+    store_rel: str
+    categories: tuple[str, ...]
+    auto_flush: bool
+
+    @property
+    def manifest_rel(self) -> str:
+        """The manifest of what install changed, in the store (see ``runners.plan``)."""
+        return f"{self.store_rel}/agents.json"
+
+
+class Target(Protocol):
+    """One file a runner reads, and memsite's part in it."""
+
+    @property
+    def rel(self) -> str:
+        """The file's path, relative to the repository root."""
+        ...
+
+    def install(self, wiring: Wiring, before: str | None, record: dict[str, Any]) -> str:
+        """The file's text with memsite's part added or refreshed (``record``: what to undo)."""
+        ...
+
+    def uninstall(self, before: str, record: dict[str, Any] | None) -> str | None:
+        """The file's text without memsite's part; None to delete a file memsite created."""
+        ...
+
+
+@dataclass(frozen=True)
+class Runner:
+    """An agent runner: its name, the signs that a repository uses it, its files."""
+
+    name: str
+    title: str
+    markers: tuple[str, ...]
+    targets: tuple[Target, ...]
+    note: str | None = None  # shown after an install that wrote this runner's files
+
+    def detected(self, exists: Any) -> bool:
+        """Does the repository show signs of this runner? ``exists(rel)`` checks a path."""
+        return any(exists(marker) for marker in self.markers)
+
+
+def runner_names(runners: Iterable[Runner]) -> list[str]:
+    return [r.name for r in runners]

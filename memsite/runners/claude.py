@@ -1,0 +1,152 @@
+"""Claude Code: `.mcp.json`, a block in `CLAUDE.md`, and hooks in `.claude/settings.json` that
+inject the index at session start and remind the agent to record facts before it stops.
+
+Hook contract (code.claude.com/docs/en/hooks): a command hook gets the event as JSON on stdin
+(`session_id`, `transcript_path`, `cwd`, `hook_event_name`, plus `source` for SessionStart,
+`trigger` for PreCompact, `stop_hook_active` for Stop) and may print JSON on stdout with exit 0:
+SessionStart adds context with ``{"hookSpecificOutput": {"hookEventName": "SessionStart",
+"additionalContext": …}}``; Stop keeps the agent working with ``{"decision": "block",
+"reason": …}`` (the reason is its next instruction), and a Stop hook that fires again because
+of that block sees ``stop_hook_active: true``; ``systemMessage`` shows a note to the user.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import shlex
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from memsite.errors import StorageError
+from memsite.runners.base import Runner, Wiring
+from memsite.runners.targets import HookTable, JsonHooks, JsonServer, MarkdownBlock
+from memsite.storage.files import write_atomic
+
+HOOK_CONTEXT_MAX = 9_000
+HOOK_OUTPUT_MAX = 10_000
+SESSION_MATCHER = "startup|resume|clear|compact"
+REMIND_INTERVAL = 30 * 60.0
+EVENTS = ("SessionStart", "PreCompact", "Stop")
+_STATE_SESSIONS = 200
+_PREAMBLE = (
+    "Project memory (memsite). Facts other agents recorded for this project; "
+    "search more with `memsite search QUERY`, record new durable facts with "
+    '`memsite add "..." -c CATEGORY`.\n\n'
+)
+STOP_REASON = (
+    "memsite: before you finish, record every durable fact from this session that the next agent "
+    "would need and that project memory does not hold yet (a convention, an architecture fact, "
+    "how to build/test/deploy, a decision and its reason, a pitfall): one fact per call of the "
+    'memory_write MCP tool, or `memsite add "FACT" -c CATEGORY`. Skip what is only about this '
+    "task. If there is nothing to record, just stop."
+)
+PRE_COMPACT_MESSAGE = (
+    "memsite: the conversation is being compacted. Durable facts from it that are not in project "
+    "memory yet survive only in the summary; ask the agent to record them (memory_write or "
+    "`memsite add`)."
+)
+_OUR_HOOK_RE = re.compile(r"^memsite\b.*\s(context --format claude-hook|agents hook [a-z-]+)$")
+
+
+def hook_commands(wiring: Wiring) -> HookTable:
+    """Event name → (matcher, command line) of memsite's Claude Code hooks."""
+    store = '"${CLAUDE_PROJECT_DIR:-.}"/' + shlex.quote(wiring.store_rel)
+    base = f"memsite --store {store}"
+    commands: HookTable = {
+        "SessionStart": (SESSION_MATCHER, f"{base} context --format claude-hook"),
+    }
+    if wiring.auto_flush:
+        commands["PreCompact"] = (None, f"{base} agents hook pre-compact")
+        commands["Stop"] = (None, f"{base} agents hook stop")
+    return commands
+
+
+def is_ours(command: str) -> bool:
+    return _OUR_HOOK_RE.match(command) is not None
+
+
+RUNNER = Runner(
+    name="claude",
+    title="Claude Code",
+    markers=(".claude", "CLAUDE.md", ".mcp.json"),
+    targets=(
+        JsonServer(".mcp.json", "mcpServers"),
+        MarkdownBlock("CLAUDE.md"),
+        JsonHooks(".claude/settings.json", hook_commands, EVENTS, is_ours),
+    ),
+)
+
+
+# --- the hook runtime ---------------------------------------------------------------------------
+
+
+def claude_hook_output(index_text: str, event: str = "SessionStart") -> dict[str, Any]:
+    """The JSON a Claude Code hook prints to add context, kept under 10,000 characters."""
+    text = _PREAMBLE + index_text
+    limit = HOOK_CONTEXT_MAX
+    while True:
+        if len(text) > limit:
+            cut = text.rfind("\n", 0, limit)
+            text = text[: cut if cut > 0 else limit] + "\n…(truncated: `memsite context`)\n"
+        output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+        # JSON escaping (quotes, backslashes, control characters) can lengthen the printed form.
+        if len(json.dumps(output, indent=2, ensure_ascii=False)) < HOOK_OUTPUT_MAX:
+            return output
+        limit -= 1_000
+
+
+def parse_hook_input(raw: str) -> dict[str, Any]:
+    """The hook's stdin JSON; anything unreadable counts as an empty event (hooks fail open)."""
+    try:
+        data = json.loads(raw) if raw.strip() else {}
+    except (ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _remind(payload: Mapping[str, Any], state_path: Path, moment: float) -> bool:
+    """Is a Stop reminder due for this session (and note that it was given)?"""
+    session = str(payload.get("session_id") or "default")[:200]
+    try:
+        state = json.loads(state_path.read_text(encoding="utf-8"))
+        if not isinstance(state, dict):
+            state = {}
+    except (OSError, ValueError):
+        state = {}
+    last = state.get(session)
+    if isinstance(last, int | float) and moment - last < REMIND_INTERVAL:
+        return False
+    state[session] = moment
+    recent = sorted(state.items(), key=lambda kv: kv[1] if isinstance(kv[1], int | float) else 0)
+    # The state only spaces reminders out; without it a reminder comes again.
+    with contextlib.suppress(StorageError):
+        write_atomic(state_path, (json.dumps(dict(recent[-_STATE_SESSIONS:])) + "\n").encode())
+    return True
+
+
+def hook_response(
+    event: str,
+    payload: Mapping[str, Any],
+    *,
+    auto_flush: bool,
+    state_path: Path,
+    now: float | None = None,
+) -> dict[str, Any] | None:
+    """What a memsite hook prints for ``event`` (`stop`, `pre-compact`); None: print nothing.
+
+    The Stop reminder blocks at most once per session every REMIND_INTERVAL seconds and never
+    when ``stop_hook_active`` is true, so it cannot loop.
+    """
+    if not auto_flush:
+        return None
+    if event == "pre-compact":
+        return {"systemMessage": PRE_COMPACT_MESSAGE}
+    if event != "stop" or payload.get("stop_hook_active") is True:
+        return None
+    if not _remind(payload, state_path, time.time() if now is None else now):
+        return None
+    return {"decision": "block", "reason": STOP_REASON}

@@ -1,1 +1,0 @@
-"""The memory portal: MkDocs + Material site generated from the compaction result."""

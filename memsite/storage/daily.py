@@ -1,0 +1,54 @@
+"""Daily session logs: ``daily/<UTC date>-<session>.md``, appended to, searched, pruned by date."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+from datetime import date, datetime
+from pathlib import Path
+
+from memsite.core.text import one_line
+from memsite.storage.files import storage_errors
+from memsite.storage.layout import Store
+
+DAILY_RE = re.compile(r"(\d{4}-\d{2}-\d{2})-([a-z0-9][a-z0-9._-]{0,63})\.md")
+
+
+def append_log(store: Store, text: str, session: str, now: datetime) -> Path:
+    """Append one timestamped bullet (appends of one line are atomic: no temporary needed)."""
+    path = store.daily_dir / f"{now.strftime('%Y-%m-%d')}-{session}.md"
+    line = f"- {now.strftime('%H:%M:%S')}Z {one_line(text)}\n"
+    with storage_errors("write to", store.daily_dir):
+        store.daily_dir.mkdir(exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            if os.fstat(fd).st_size == 0:
+                header = f"# Daily log {now.strftime('%Y-%m-%d')} ({session})\n\n"
+                os.write(fd, header.encode("utf-8"))
+            os.write(fd, line.encode("utf-8"))
+        finally:
+            os.close(fd)
+    return path
+
+
+def daily_logs(store: Store) -> list[tuple[date, Path]]:
+    """Daily log files, oldest first, dated by their file names."""
+    logs: list[tuple[date, Path]] = []
+    with contextlib.suppress(OSError):
+        for item in os.scandir(store.daily_dir):
+            match = DAILY_RE.fullmatch(item.name)
+            if match and item.is_file(follow_symlinks=False):
+                with contextlib.suppress(ValueError):
+                    logs.append((date.fromisoformat(match.group(1)), Path(item.path)))
+    return sorted(logs)
+
+
+def log_lines(path: Path, limit: int = 8 << 20) -> list[str]:
+    """The lines of a daily log (undecodable bytes replaced; a huge file is skipped)."""
+    try:
+        if path.lstat().st_size > limit:
+            return []
+        return path.read_bytes().decode("utf-8", errors="replace").splitlines()
+    except OSError:
+        return []

@@ -1,0 +1,286 @@
+"""Entry files: creating one atomically, deleting one, reading them all (with a parse cache).
+
+Entry files are only ever created (atomically, with ``os.link``) or deleted on request; nothing
+here rewrites one. Reading is safe for any folder content: a file is ``lstat``-ed first, links
+and other non-files are reported, a file over the size limit is reported without being read,
+and a file that cannot be parsed is reported with the reason. The parse cache under
+``cache/`` keeps reads of large stores fast and is always safe to delete.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import marshal
+import os
+import uuid
+import zlib
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from stat import S_ISLNK, S_ISREG
+from typing import Any
+
+from memsite import __version__
+from memsite.core.entry import Entry, filename_for, parse_created, parse_entry, serialize
+from memsite.errors import InvalidEntryFileError, StorageError
+from memsite.storage.files import link_new, read_bounded, replace_if_changed, unlink
+from memsite.storage.layout import Store
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows has no flock; writes are then unlocked
+    fcntl = None  # type: ignore[assignment]
+
+_CACHE_VERSION = 6
+CACHE_FILE = "entries.marshal"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_SECOND = timedelta(seconds=1)
+
+
+@dataclass(frozen=True)
+class InvalidFile:
+    filename: str
+    message: str
+
+
+@dataclass
+class Scan:
+    """Everything read from entries/: valid entries, unusable files, and a fingerprint."""
+
+    entries: list[Entry]
+    invalid: list[InvalidFile]
+    fingerprint: str
+
+
+# --- writing ------------------------------------------------------------------------------------
+
+
+def write_entry(
+    store: Store, obj: dict[str, Any], new_id: Callable[[], str] = lambda: str(uuid.uuid4())
+) -> tuple[Path, dict[str, Any]]:
+    """Write one entry under a name no other writer can take (a clash draws a new id)."""
+    created = parse_created(obj["created"])
+    tried: list[dict[str, Any]] = [obj]
+
+    def candidate(attempt: int) -> tuple[Path, bytes]:
+        if attempt >= len(tried):
+            tried.append({**obj, "id": new_id()})
+        chosen = tried[attempt]
+        return store.entries_dir / filename_for(created, chosen["id"]), serialize(chosen)
+
+    path, attempt = link_new(candidate, store.tmp_dir)
+    return path, tried[attempt]
+
+
+def delete_entry_file(store: Store, filename: str) -> Path:
+    path = store.entry_path(filename)
+    unlink(path)
+    return path
+
+
+@contextlib.contextmanager
+def write_lock(store: Store) -> Iterator[None]:
+    """Serialize writers of one store (a lock on the entries/ folder itself, which cannot be
+    deleted while in use the way a lock file could), so "same fact twice → one file" holds
+    for racing writers too. Readers never take it."""
+    if fcntl is None:
+        yield
+        return
+    try:
+        fd = os.open(store.entries_dir, os.O_RDONLY)
+    except OSError as exc:
+        raise StorageError(f"cannot open {store.entries_dir}: {exc.strerror}") from None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+# --- reading ------------------------------------------------------------------------------------
+
+
+def listing(store: Store) -> list[tuple[str, str, os.stat_result]]:
+    """Candidate entry files (``*.json``, not hidden) with their lstat, in name order."""
+    try:
+        items = list(os.scandir(store.entries_dir))
+    except OSError as exc:
+        raise StorageError(f"cannot read {store.entries_dir}: {exc.strerror}") from None
+    found = []
+    for item in items:
+        name = item.name
+        if name[-5:] != ".json" or name[0] == ".":
+            continue
+        with contextlib.suppress(OSError):  # removed meanwhile
+            found.append((name, item.path, item.stat(follow_symlinks=False)))
+    found.sort()
+    return found
+
+
+def _entry_to_cache(entry: Entry) -> tuple[Any, ...]:
+    return (
+        entry.id,
+        entry.category,
+        (entry.created - _EPOCH) // _SECOND,
+        entry.created.microsecond,
+        entry.confidence,
+        entry.tags,
+        entry.supersedes,
+        entry.agent,
+        entry.key,
+        entry.reason,
+        dict(entry.raw),
+        entry.normalized,
+        entry.is_suspect(),
+    )
+
+
+def _entry_from_cache(row: tuple[Any, ...], filename: str) -> Entry:
+    created = _EPOCH + timedelta(seconds=row[2], microseconds=row[3])
+    return Entry(
+        id=row[0],
+        category=row[1],
+        content=row[10]["content"],
+        created=created,
+        confidence=row[4],
+        tags=row[5],
+        supersedes=row[6],
+        agent=row[7],
+        key=row[8],
+        reason=row[9],
+        filename=filename,
+        raw=row[10],
+        normalized=row[11],
+        suspect=row[12],
+    )
+
+
+def _parse_file(path: str, name: str, limit: int) -> tuple[Any, str | None]:
+    try:
+        data = read_bounded(path, limit)
+        return _entry_to_cache(parse_entry(data, name)), None
+    except InvalidEntryFileError as exc:
+        return None, str(exc)
+    except OverflowError as exc:
+        return None, f"is {exc.args[0]} bytes, over the {limit} byte limit of an entry file"
+    except OSError as exc:
+        return None, f"cannot be read ({exc.strerror})"
+    except (ValueError, TypeError) as exc:  # the cache cannot hold it (marshal's limits)
+        return None, f"cannot be read ({exc})"
+
+
+def _usable(name: str, info: os.stat_result, limit: int) -> str | None:
+    """Why a directory item cannot be an entry file (before reading it), or None."""
+    if S_ISLNK(info.st_mode):
+        return "is a symbolic link (entries must be files)"
+    if not S_ISREG(info.st_mode):
+        return "is not a regular file"
+    if info.st_size > limit:
+        return f"is {info.st_size} bytes, over the {limit} byte limit of an entry file"
+    return None
+
+
+def scan(store: Store) -> Scan:
+    """Read every entries/*.json; unusable files are reported, never touched."""
+    cache_path = store.cache_dir / CACHE_FILE
+    cache = _load_cache(cache_path)
+    fresh: dict[str, tuple[int, int, Any, str | None]] = {}
+    entries: list[Entry] = []
+    invalid: list[InvalidFile] = []
+    stamps: list[str] = []
+    limit = store.max_entry_bytes
+    for name, path, info in listing(store):
+        stamp = _stamp(name, info)
+        if stamp is not None:
+            stamps.append(stamp)
+        problem = _usable(name, info, limit)
+        if problem is not None:
+            invalid.append(InvalidFile(name, problem))
+            continue
+        hit = cache.get(name)
+        if hit is not None and hit[0] == info.st_size and hit[1] == info.st_mtime_ns:
+            row, error = hit[2], hit[3]
+        else:
+            row, error = _parse_file(path, name, limit)
+        fresh[name] = (info.st_size, info.st_mtime_ns, row, error)
+        if error is not None:
+            invalid.append(InvalidFile(name, error))
+        else:
+            entries.append(_entry_from_cache(row, name))
+    if fresh != cache:
+        _save_cache(store, cache_path, fresh)
+    return Scan(entries, invalid, combine_stamps(stamps))
+
+
+def fingerprint(store: Store) -> str:
+    """The same fingerprint as ``scan()`` gives, from names and stat data only (no reads)."""
+    stamps = (_stamp(name, info) for name, _, info in listing(store))
+    return combine_stamps(s for s in stamps if s is not None)
+
+
+def file_stamp(path: Path) -> str:
+    stamp = _stamp(path.name, path.lstat())
+    if stamp is None:
+        raise StorageError(f"{path} is not a regular file")
+    return stamp
+
+
+def read_entry(store: Store, filename: str) -> Entry | None:
+    """One entry file parsed, or None when it is gone or unusable."""
+    try:
+        data = read_bounded(store.entry_path(filename), store.max_entry_bytes)
+        return parse_entry(data, filename)
+    except (OSError, OverflowError, InvalidEntryFileError, StorageError):
+        return None
+
+
+def _load_cache(path: Path) -> dict[str, tuple[int, int, Any, str | None]]:
+    try:
+        with open(path, "rb") as handle:
+            version, data = marshal.loads(handle.read())
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    if version != (_CACHE_VERSION, __version__) or not isinstance(data, dict):
+        return {}
+    return data
+
+
+def _save_cache(
+    store: Store, path: Path, data: dict[str, tuple[int, int, Any, str | None]]
+) -> None:
+    # The cache is an optimisation: a read-only store still works without it.
+    with contextlib.suppress(StorageError, ValueError):
+        replace_if_changed(
+            path, marshal.dumps(((_CACHE_VERSION, __version__), data)), tmp_dir=store.tmp_dir
+        )
+
+
+# --- fingerprints -------------------------------------------------------------------------------
+
+
+def _stamp(name: str, info: os.stat_result) -> str | None:
+    """What the fingerprint knows of one entry file: name, size and mtime (links: name only)."""
+    if S_ISLNK(info.st_mode):
+        return f"{name}:link"
+    if S_ISREG(info.st_mode):
+        return f"{name}:{info.st_size}:{info.st_mtime_ns}"
+    return None
+
+
+def _stamp_value(stamp: str) -> int:
+    data = stamp.encode("utf-8", "surrogateescape")
+    # Two CRCs (forwards and backwards) give 64 bits per file: cheap, and ample for a cache key.
+    return (zlib.crc32(data) << 32) | zlib.crc32(data[::-1])
+
+
+def combine_stamps(stamps: Iterable[str], start: str | None = None) -> str:
+    """An order-independent fingerprint of file stamps; ``start`` extends an earlier one.
+
+    It is a sum of per-file hashes, so a writer that adds one file can update it without
+    listing the folder again.
+    """
+    total = int(start, 16) if start else 0
+    for stamp in stamps:
+        total = (total + _stamp_value(stamp)) % (1 << 64)
+    return f"{total:016x}"

@@ -1,0 +1,167 @@
+"""The layout of a store on disk: where each file lives, finding a store, creating one.
+
+A store is the folder that holds ``entries/``: ``.memsite/`` by default, or a LeanSpec store
+(``.lean-spec/memory/``), whose settings are the ``memory`` object of ``.lean-spec/config.json``.
+Every path memsite uses is computed here, once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from pathlib import Path
+
+from memsite.core.config import Config, default_config_text, parse_config_text
+from memsite.core.entry import MAX_ENTRY_BYTES
+from memsite.errors import ConfigError, StorageError, StoreNotFoundError
+from memsite.storage.files import read_text, storage_errors, write_atomic
+
+STORE_DIRNAME = ".memsite"
+GITIGNORE = """\
+# Written by `memsite init`. The memory is entries/ and config.json (and agents.json, the record
+# of what `memsite agents install` changed, so that uninstall works from any clone); the rest is
+# derived and rebuilt from entries/.
+compacted/
+index.md
+cache/
+site/
+daily/
+"""
+CONFIG_MAX_BYTES = 1 << 20
+# What a store folder may hold; a folder holding anything else is not one.
+STORE_NAMES = frozenset(
+    {"entries", "config.json", ".gitignore", "compacted", "index.md", "daily", "cache", "site"}
+    | {"agents.json"}
+)
+
+
+class Store:
+    """A memory store: the folder that holds ``entries/``, and every path inside it."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.entries_dir = root / "entries"
+        self.compacted_dir = root / "compacted"
+        self.index_path = root / "index.md"
+        self.daily_dir = root / "daily"
+        self.cache_dir = root / "cache"
+        self.tmp_dir = self.cache_dir / "tmp"
+        self.site_dir = root / "site"
+        self.manifest_path = root / "agents.json"
+        own_config = root / "config.json"
+        # A LeanSpec store keeps its settings in the `memory` object of .lean-spec/config.json.
+        self.leanspec = (
+            root.name == "memory" and root.parent.name == ".lean-spec" and not own_config.exists()
+        )
+        self.config_path = root.parent / "config.json" if self.leanspec else own_config
+        # The folder agents and git see as the project: the parent of .memsite/ or .lean-spec/.
+        self.project_root = root.parent.parent if self.leanspec else root.parent
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.root)!r})"
+
+    # --- finding and creating ---------------------------------------------------------------
+
+    @classmethod
+    def locate(cls, explicit: str | None, env: Mapping[str, str], cwd: Path) -> Store:
+        """Find the store: --store, else $MEMSITE_STORE, else the nearest .memsite/ upwards."""
+        for source, value in (("--store", explicit), ("MEMSITE_STORE", env.get("MEMSITE_STORE"))):
+            if value:
+                path = (cwd / value).resolve()
+                for candidate in (path, path / STORE_DIRNAME):
+                    if (candidate / "entries").is_dir():
+                        return cls(candidate)
+                raise StoreNotFoundError(
+                    f"no memory store at {path} (from {source}): "
+                    f"run `memsite --store {value} init` to create one"
+                )
+        for folder in (cwd, *cwd.parents):
+            candidate = folder / STORE_DIRNAME
+            if (candidate / "entries").is_dir():
+                return cls(candidate)
+        raise StoreNotFoundError(
+            "no memory store found in this folder or its parents: run `memsite init` "
+            "(or pass --store PATH)"
+        )
+
+    @classmethod
+    def init(cls, root: Path, *, force: bool = False) -> tuple[Store, list[str]]:
+        """Create the store folders, default config.json and .gitignore; idempotent.
+
+        A folder that exists, is not empty and is not a store is refused (unless ``force``):
+        the .gitignore would hide the project's own files and entries/ would land in it.
+        """
+        if root.exists() and not root.is_dir():
+            raise StorageError(f"cannot create a store at {root}: it is a file")
+        if not force and root.is_dir() and not (root / "entries").is_dir():
+            with storage_errors("read", root):
+                foreign = [p.name for p in root.iterdir() if p.name not in STORE_NAMES]
+            if foreign:
+                raise StorageError(
+                    f"refusing to create a store in {root}: the folder is not empty and holds no "
+                    "store; use a new folder (the default is .memsite/ in the project), or pass "
+                    "--force to create it there anyway"
+                )
+        created: list[str] = []
+        store = cls(root)
+        with storage_errors("create the store at", root):
+            for folder in (root, store.entries_dir):
+                if not folder.is_dir():
+                    folder.mkdir(parents=True, exist_ok=True)
+                    created.append(str(folder))
+            if not store.leanspec and not store.config_path.exists():
+                write_atomic(store.config_path, default_config_text().encode())
+                created.append(str(store.config_path))
+            gitignore = root / ".gitignore"
+            if not gitignore.exists():
+                text = GITIGNORE
+                with contextlib.suppress(ConfigError):
+                    if store.load_config().track_daily:  # daily logs are then shared in git
+                        text = text.replace("daily/\n", "")
+                write_atomic(gitignore, text.encode())
+                created.append(str(gitignore))
+        return store, created
+
+    # --- config -----------------------------------------------------------------------------
+
+    def config_bytes(self) -> bytes:
+        try:
+            with open(self.config_path, "rb") as handle:
+                return handle.read(CONFIG_MAX_BYTES + 1)
+        except OSError:
+            return b""
+
+    def load_config(self) -> Config:
+        """The validated config; a missing file means the defaults."""
+        try:
+            text = read_text(self.config_path, CONFIG_MAX_BYTES)
+        except StorageError as exc:
+            raise ConfigError(f"{exc}: fix or remove it") from None
+        if text is None:
+            return Config()
+        return parse_config_text(text, str(self.config_path), foreign=self.leanspec)
+
+    # --- entries ----------------------------------------------------------------------------
+
+    def entry_path(self, filename: str) -> Path:
+        """The path of an entry file; the name never leaves entries/."""
+        if (
+            "/" in filename
+            or "\\" in filename
+            or "\x00" in filename
+            or filename.strip(".") == ""
+            or not filename.endswith(".json")
+        ):
+            raise StorageError(f"invalid entry file name {filename[:80]!r}")
+        return self.entries_dir / filename
+
+    @property
+    def max_entry_bytes(self) -> int:
+        return MAX_ENTRY_BYTES
+
+    def relative(self, path: Path) -> str:
+        """``path`` relative to the project root when inside it (for messages), else as is."""
+        try:
+            return path.relative_to(self.project_root).as_posix()
+        except ValueError:
+            return str(path)
