@@ -189,7 +189,7 @@ def parse_config(data: Mapping[str, Any], source: str, *, foreign: bool = False)
 
 
 def _no_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not valid JSON")
+    raise ValueError(f"{name}, which is not valid JSON")
 
 
 def parse_config_text(text: str, source: str, *, foreign: bool = False) -> Config:
@@ -202,8 +202,9 @@ def parse_config_text(text: str, source: str, *, foreign: bool = False) -> Confi
         ) from None
     except RecursionError:
         raise ConfigError(f"{source}: nested too deeply to be a config: fix the file") from None
-    except ValueError as exc:
-        raise ConfigError(f"{source}: cannot be read ({exc}): fix the file") from None
+    except ValueError as exc:  # NaN or Infinity (see _no_constant), or a number too long
+        detail = str(exc) if "JSON" in str(exc) else "a number of more than 4,300 digits"
+        raise ConfigError(f"{source}: holds {detail}: fix the file") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: must hold a JSON object")
     try:

@@ -159,8 +159,8 @@ def parse_entry(data: bytes, filename: str) -> Entry:
         raise InvalidEntryFileError(f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
     except RecursionError:
         raise InvalidEntryFileError(f"nested deeper than {MAX_DEPTH} levels") from None
-    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
-        raise InvalidEntryFileError(f"holds a value Python cannot read ({exc})") from None
+    except ValueError:  # the one ValueError json raises past its own: an integer too long
+        raise InvalidEntryFileError("holds a number of more than 4,300 digits") from None
     if not isinstance(obj, dict):
         raise InvalidEntryFileError("not a JSON object")
     check_value(obj)

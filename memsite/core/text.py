@@ -46,12 +46,12 @@ def shorten(text: str, width: int) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
-def split_names(values: Iterable[str]) -> list[str]:
+def split_names(values: Iterable[str], *, lower: bool = True) -> list[str]:
     """Names from repeated, comma-separated values, lower-cased, order kept, no repeats."""
     names: dict[str, None] = {}
     for value in values:
         for part in value.split(","):
-            name = part.strip().lower()
+            name = part.strip().lower() if lower else part.strip()
             if name:
                 names[name] = None
     return list(names)

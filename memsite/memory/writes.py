@@ -91,7 +91,7 @@ def add(
     tags = list(tags)
     # Before any validation, so that no error message can echo a pasted credential; tags as
     # given (lower-casing would hide the shape of many tokens).
-    as_given = [part.strip() for value in tags for part in value.split(",") if part.strip()]
+    as_given = split_names(tags, lower=False)
     allowed = refuse_secrets({"content": content, **fields}, as_given, allow_secret)
     with write_lock(memory.store):
         memory.invalidate()  # what other writers added before the lock counts

@@ -19,6 +19,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.pages import Page
 from mkdocs.structure.toc import get_toc
 
+from memsite.core.text import one_line
 from memsite.errors import ConfigError
 from memsite.portal.resources import site_config_dir
 
@@ -159,7 +160,7 @@ class _Collector(logging.Handler):
         self.messages: list[str] = []
 
     def emit(self, record: logging.LogRecord) -> None:
-        self.messages.append(" ".join(record.getMessage().split()))
+        self.messages.append(one_line(record.getMessage()))
 
 
 @contextmanager

@@ -26,12 +26,7 @@ from memsite.core.text import is_name
 from memsite.portal.redact import Redactor
 from memsite.portal.text import safe_title
 
-STATUS_LABELS = {
-    "active": "Active",
-    "superseded": "Superseded",
-    "duplicate": "Duplicate",
-    "overridden": "Overridden",
-}
+STATUS_LABELS = {status: status.capitalize() for status in STATUSES}
 
 
 def slug(name: str) -> str:

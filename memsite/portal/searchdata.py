@@ -23,6 +23,7 @@ from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any
 
+from memsite.core.compaction import STATUSES
 from memsite.portal.model import EntryView, Portal
 
 # Where the index splits words (lunr's default is whitespace and '-'): also paths, snake_case,
@@ -146,7 +147,7 @@ def docs_map(portal: Portal) -> dict[str, Any]:
     cat_index = {name: n for n, name in enumerate(categories)}
     tags = [t.name for t in portal.tags]
     tag_index = {name: n for n, name in enumerate(tags)}
-    statuses = ["active", "superseded", "duplicate", "overridden"]
+    statuses = list(STATUSES)
     status_index = {name: n for n, name in enumerate(statuses)}
     return {
         "version": 1,

@@ -15,12 +15,13 @@ from html import escape
 
 from markupsafe import Markup
 
+from memsite.core.text import one_line
+
 # A code span: a run of N backticks, then anything up to the next run of exactly N backticks.
 _CODE_RE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 _URL_RE = re.compile(r"\bhttps?://[^\s<>\"'`\x00-\x1f\x7f]+", re.IGNORECASE)
 _TRAILING = ".,;:!?'\")]}*_~"
 _TITLE_SWAP = str.maketrans({"<": "‹", ">": "›", '"': "”", "'": "’", "&": "＆", "`": ""})
-_WS_RE = re.compile(r"\s+")
 
 
 def _trim_url(url: str) -> str:
@@ -81,7 +82,7 @@ def search_html(text: str) -> str:
 
 def plain_text(text: str) -> str:
     """Entry text on one line, whitespace collapsed (for titles, snippets, search)."""
-    return _WS_RE.sub(" ", text).strip()
+    return one_line(text)
 
 
 def safe_title(text: str, width: int = 80) -> str:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.site.conftest import copy_demo
+from tests.portal.conftest import copy_demo
 
 pytestmark = [
     pytest.mark.slow,

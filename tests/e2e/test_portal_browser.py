@@ -11,7 +11,7 @@ import pytest
 
 from memsite.portal.searchdata import analyze, decode_postings
 from tests.e2e.conftest import SCREENSHOTS, PageWatch, serve_folder
-from tests.site.conftest import Built, build, copy_demo, hostile_entries
+from tests.portal.conftest import Built, build, copy_demo, hostile_entries
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 VIEWPORT = {"width": 1240, "height": 820}

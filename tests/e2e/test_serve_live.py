@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.e2e.conftest import PageWatch, free_port
-from tests.site.conftest import copy_demo
+from tests.portal.conftest import copy_demo
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.site.conftest import broken_links, copy_demo, hostile_entries, html_pages
-from tests.site.test_security import injected
+from tests.portal.conftest import broken_links, copy_demo, hostile_entries, html_pages
+from tests.portal.test_security import injected
 
 
 def project(tmp_path: Path, plugin: str, theme: str = "material") -> Path:

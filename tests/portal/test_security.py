@@ -6,7 +6,7 @@ import json
 import re
 from pathlib import Path
 
-from tests.site.conftest import (
+from tests.portal.conftest import (
     IMG,
     JINJA,
     SCRIPT,

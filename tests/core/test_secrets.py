@@ -1,4 +1,4 @@
-"""Secret safety end to end (DESIGN §13).
+"""Secret safety end to end.
 
 Fake credentials in every supported format are refused at write without being echoed; planted
 by hand they are redacted in every view and answer and reported by `review`; `--allow-secret`
@@ -26,7 +26,7 @@ from tests.conftest import Invoke, make_entry, write_raw
 from tests.secrets_corpus import FAKE_SECRETS, ORDINARY_FACTS, FakeSecret
 from tests.test_startup import imported_modules
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 DEMO_STORE = REPO / "examples" / "demo" / ".memsite"
 NAMED = [s for s in FAKE_SECRETS if s.name_form is not None]
 STANDALONE = [s for s in FAKE_SECRETS if s.standalone]

@@ -10,7 +10,7 @@ import pytest
 
 from memsite.core.compaction import ACTIVE
 from tests.conftest import Invoke
-from tests.site.conftest import (
+from tests.portal.conftest import (
     Built,
     broken_links,
     build,

@@ -10,7 +10,7 @@ import click
 import pytest
 
 from tests.conftest import Invoke
-from tests.site.conftest import broken_links, copy_demo
+from tests.portal.conftest import broken_links, copy_demo
 
 
 def one_error(result: object) -> str:

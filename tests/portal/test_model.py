@@ -10,7 +10,7 @@ import pytest
 
 from memsite.core.secrets import redact
 from memsite.portal.model import Redactor, build_portal, secret_ids, slug
-from tests.site.conftest import build, copy_demo, plant
+from tests.portal.conftest import build, copy_demo, plant
 
 GITHUB = "ghp_" + "A1b2C3d4E5" * 4
 AWS = "AKIAIOSFODNN7EXAMPLE"

@@ -21,7 +21,7 @@ from memsite.portal.searchdata import (
     field_values,
     import_lunr,
 )
-from tests.site.conftest import Built, build, copy_demo, hostile_entries
+from tests.portal.conftest import Built, build, copy_demo, hostile_entries
 
 import_lunr()
 from lunr.builder import Builder  # noqa: E402

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from memsite.memory import Memory
 from memsite.portal.model import PortalCache
 from memsite.portal.serve import _Watch, background, cold_build, update
-from tests.site.conftest import broken_links, copy_demo
+from tests.portal.conftest import broken_links, copy_demo
 
 URL = "http://127.0.0.1:8000/"
 

@@ -1,4 +1,4 @@
-"""Compaction rules (DESIGN §6): one table per rule, plus hypothesis properties."""
+"""Compaction rules: one table per rule, plus hypothesis properties."""
 
 from __future__ import annotations
 
