@@ -15,8 +15,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from memsite.core.entry import CONFIDENCES
-from memsite.core.text import json_safe, printable, shorten
+from memsite.core.text import CONFIDENCES, json_safe, printable, shorten
 from memsite.errors import InvalidInputError
 
 if TYPE_CHECKING:

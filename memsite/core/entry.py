@@ -13,17 +13,15 @@ from __future__ import annotations
 import json
 import math
 import re
-import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from memsite.core.text import NAME_RULE, has_surrogate, is_name, normalize
+from memsite.core.text import CONFIDENCES, NAME_RULE, has_surrogate, is_name, normalize
 from memsite.errors import InvalidEntryFileError, InvalidInputError
 
 UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-CONFIDENCES = ("high", "medium", "low")
 CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2}
 MAX_FUTURE = timedelta(minutes=5)
 MAX_ENTRY_BYTES = 1 << 20  # an entry holds at most a few KB; anything this large is not one
@@ -357,8 +355,12 @@ def build_entry(
     reason = reason.strip() if reason is not None and reason.strip() else None
     if reason is not None:
         check_text("reason", reason, REASON_MAX)
+    if entry_id is None:
+        import uuid
+
+        entry_id = str(uuid.uuid4())
     obj: dict[str, Any] = {
-        "id": entry_id or str(uuid.uuid4()),
+        "id": entry_id,
         "category": category,
         "content": content,
         "created": format_created(created),

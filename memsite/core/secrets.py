@@ -104,7 +104,7 @@ _ASSIGNMENT = (
 )
 _KEYWORDS = ("pass", "secret", "token", "key", "credential", "auth")
 # "=" only as trailing padding, so that in "name=VALUE" the run is VALUE alone.
-_RUN = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,}=*")
+_RUN = r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{32,}=*"
 # A run right after one of these is a published digest or public key, not a secret: go.sum
 # "h1:", SSH fingerprints "SHA256:", "sha512:" digests, "ssh-ed25519 AAAA…" public keys.
 _PUBLIC_LABEL = (
@@ -120,7 +120,7 @@ _REFERENCE = (
 # Library matches that are ordinary text: Artifactory's "AP<hex><8+ alnum>" password pattern
 # takes invoice and order numbers ("AP20240517001").
 _IGNORED_VALUE = r"AP[\dABCDEF][a-zA-Z0-9]{8,}"
-_SRI = re.compile(r"sha(?:1|256|384|512)-", re.IGNORECASE)
+_SRI = r"(?i:sha(?:1|256|384|512)-)"
 ENTROPY_LIMIT = 4.5
 _SKIPPED_PLUGINS = {
     "KeywordDetector",  # run separately, in its assignment-aware mode
@@ -205,7 +205,7 @@ def credential_like(value: str) -> bool:
 
 def high_entropy(run: str) -> bool:
     """A long base64-like run mixing cases and digits, with high entropy; not an SRI hash."""
-    if _SRI.match(run):
+    if _re(_SRI).match(run):
         return False
     value = run.rstrip("=")
     mixed = (
@@ -218,7 +218,7 @@ def high_entropy(run: str) -> bool:
 
 def _entropy_runs(text: str) -> Iterator[re.Match[str]]:
     """High-entropy runs of ``text`` that no public label (digest, public key) introduces."""
-    for m in _RUN.finditer(text):
+    for m in _re(_RUN).finditer(text):
         if high_entropy(m.group()) and not _re(_PUBLIC_LABEL).search(
             text, max(0, m.start() - 40), m.start()
         ):

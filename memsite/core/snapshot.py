@@ -14,12 +14,15 @@ from __future__ import annotations
 import hashlib
 import marshal
 from dataclasses import dataclass, field, fields
+from typing import TYPE_CHECKING
 
 from memsite import __version__
-from memsite.core.compaction import Compaction
 from memsite.core.entry import CONFIDENCE_RANK, Entry
 from memsite.core.ranking import SEP, Corpus, entry_tokens, pack_tokens
 from memsite.core.text import word_tokens
+
+if TYPE_CHECKING:
+    from memsite.core.compaction import Compaction
 
 _VERSION = 4
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable
+from functools import cache
 
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
+CONFIDENCES = ("high", "medium", "low")
 NAME_RULE = "1-64 characters of a-z, 0-9, '.', '_' or '-', starting with a letter or digit"
 _WS_RE = re.compile(r"\s+")
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
-_TOKEN_RE = re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])\w)+")
 # C0 and C1 controls and DEL, plus the bidirectional overrides that reorder what a reader sees.
 _CONTROLS = "".join(chr(c) for c in (*range(0x20), *range(0x7F, 0xA0)))
 _BIDI = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
@@ -35,9 +36,15 @@ def normalize(content: str) -> str:
     return one_line(unicodedata.normalize("NFKC", content).casefold()).rstrip(".!").rstrip()
 
 
+@cache
+def _token_re() -> re.Pattern[str]:
+    # Compiled on first use: the CJK classes cost ~3 ms, which `memsite --help` need not pay.
+    return re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])\w)+")
+
+
 def word_tokens(normalized: str) -> list[str]:
     """Word tokens of normalized text; CJK text is split per character."""
-    return _TOKEN_RE.findall(normalized)
+    return _token_re().findall(normalized)
 
 
 def shorten(text: str, width: int) -> str:

@@ -1,9 +1,10 @@
 """Memory: one opened store and every memsite operation, shared by the CLI and the MCP server.
 
-A thin facade: each method hands plain values to ``writes``, ``reads`` or ``upkeep`` and
-returns JSON-ready values; problems are raised as ``MemsiteError`` subclasses whose messages
-say what to do. The clock is injected, and so are the environment and the working directory
-(through :meth:`Memory.open`).
+A thin facade: each method hands plain values to ``writes``, ``reads`` or ``upkeep`` (imported
+when first needed, so that each command loads only its own rules) and returns JSON-ready
+values; problems are raised as ``MemsiteError`` subclasses whose messages say what to do. The
+clock is injected, and so are the environment and the working directory (through
+:meth:`Memory.open`).
 """
 
 from __future__ import annotations
@@ -12,16 +13,16 @@ import os
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memsite.core.compaction import Finding
 from memsite.core.config import Config
-from memsite.core.entry import Entry
-from memsite.core.review import match_id
-from memsite.core.snapshot import Snapshot
-from memsite.memory import reads, upkeep, writes
 from memsite.memory.state import ReadModel, State
 from memsite.storage.layout import Store
+
+if TYPE_CHECKING:
+    from memsite.core.compaction import Finding
+    from memsite.core.entry import Entry
+    from memsite.core.snapshot import Snapshot
 
 __all__ = ["Memory", "State", "clock"]
 
@@ -69,6 +70,8 @@ class Memory:
 
     def resolve(self, ref: str) -> Entry:
         """An entry by full id or unique prefix of at least 4 hex characters."""
+        from memsite.core.review import match_id
+
         by_id = self.state().result.by_id
         return by_id[match_id(ref, by_id)]
 
@@ -88,6 +91,8 @@ class Memory:
         allow_secret: bool = False,
     ) -> dict[str, Any]:
         """Write one entry unless an active entry of the category says the same already."""
+        from memsite.memory import writes
+
         return writes.add(
             self,
             content,
@@ -105,22 +110,30 @@ class Memory:
         self, ref: str, content: str, *, agent: str | None = None, allow_secret: bool = False
     ) -> dict[str, Any]:
         """Supersede an entry with new content, keeping its category, key, tags, confidence."""
+        from memsite.memory import writes
+
         return writes.amend(self, ref, content, agent=agent, allow_secret=allow_secret)
 
     def delete(self, ref: str) -> dict[str, Any]:
         """Remove an entry file; report the entries that come back because of it."""
+        from memsite.memory import writes
+
         return writes.delete(self, ref)
 
     def log(
         self, text: str, session: str | None = None, allow_secret: bool = False
     ) -> dict[str, Any]:
         """Append a timestamped line to today's daily log of the session."""
+        from memsite.memory import writes
+
         return writes.log(self, text, session, allow_secret)
 
     # --- reading ----------------------------------------------------------------------------
 
     def read(self, ref: str) -> dict[str, Any]:
         """One entry with ``status``, ``superseded_by`` and its whole ``chain``."""
+        from memsite.memory import reads
+
         return reads.read(self, ref)
 
     def list_entries(
@@ -131,6 +144,8 @@ class Memory:
         limit: int | None = None,
     ) -> list[dict[str, Any]]:
         """Active entries (``include_all``: every status, with ``status``), newest first."""
+        from memsite.memory import reads
+
         return reads.list_entries(self, category, tag, include_all, limit)
 
     def search(
@@ -142,42 +157,64 @@ class Memory:
         daily: bool = False,
     ) -> list[dict[str, Any]]:
         """Ranked search over content, tags and keys (and daily logs with ``daily``)."""
+        from memsite.memory import reads
+
         return reads.search(self, query, category, limit, include_all, daily)
 
     def context(self, budget: int | None = None) -> str:
         """index.md within the budget, compacting first when the views are stale."""
+        from memsite.memory import upkeep
+
         return upkeep.context(self, budget)[0]
 
     def context_with_warnings(self, budget: int | None = None) -> tuple[str, list[str]]:
+        from memsite.memory import upkeep
+
         return upkeep.context(self, budget)
 
     # --- upkeep -----------------------------------------------------------------------------
 
     def is_fresh(self) -> bool:
+        from memsite.memory import upkeep
+
         return upkeep.is_fresh(self)
 
     def ensure_fresh(self) -> bool:
+        from memsite.memory import upkeep
+
         return upkeep.ensure_fresh(self)
 
     def compact(self) -> dict[str, Any]:
         """Rebuild compacted/ and index.md; prune expired daily logs and stale temporaries."""
+        from memsite.memory import upkeep
+
         return upkeep.compact(self)
 
     def findings(self) -> list[Finding]:
+        from memsite.memory import upkeep
+
         return upkeep.findings(self)
 
     def secret_findings(self) -> list[Finding]:
+        from memsite.memory import upkeep
+
         return upkeep.secret_findings(self)
 
     def refuse_unreviewed_secrets(self, action: str) -> None:
+        from memsite.memory import upkeep
+
         upkeep.refuse_unreviewed_secrets(self, action)
 
     def review(self) -> dict[str, Any]:
         return {"findings": [f.as_dict() for f in self.findings()]}
 
     def status(self) -> dict[str, Any]:
+        from memsite.memory import upkeep
+
         return upkeep.status(self)
 
     def prune(self, before: date | None = None, dry_run: bool = False) -> dict[str, Any]:
         """Delete expired daily logs; with ``before``, inactive entries created before it."""
+        from memsite.memory import upkeep
+
         return upkeep.prune(self, before, dry_run)

@@ -10,7 +10,6 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from memsite.core.entry import Entry, check_name
-from memsite.core.ranking import Corpus, entry_corpus, rank
 from memsite.core.secrets import redact, redact_object
 from memsite.core.text import normalize, word_tokens
 from memsite.errors import InvalidInputError
@@ -18,6 +17,7 @@ from memsite.storage.daily import daily_logs, log_lines
 from memsite.storage.entries import read_entry
 
 if TYPE_CHECKING:
+    from memsite.core.ranking import Corpus
     from memsite.memory import Memory
 
 QUERY_MAX = 1000
@@ -84,6 +84,8 @@ def search(
     include_all: bool = False,
     daily: bool = False,
 ) -> list[dict[str, Any]]:
+    from memsite.core.ranking import entry_corpus, rank
+
     if not query.strip():
         raise InvalidInputError("search query is empty: give words to look for")
     if len(query) > QUERY_MAX:

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memsite.core.compaction import Compaction, compact
 from memsite.core.config import Config
-from memsite.core.entry import entry_from_object
-from memsite.core.snapshot import Snapshot, build_snapshot
 from memsite.errors import MemsiteError
 from memsite.storage.cache import Caches
 from memsite.storage.entries import Scan, combine_stamps, file_stamp, fingerprint, scan
 from memsite.storage.layout import Store
+
+if TYPE_CHECKING:
+    from memsite.core.compaction import Compaction
+    from memsite.core.snapshot import Snapshot
 
 
 @dataclass
@@ -42,6 +43,8 @@ class ReadModel:
     def state(self) -> State:
         """Every entry read and compacted."""
         if self._state is None:
+            from memsite.core.compaction import compact
+
             found = scan(self.store)
             self._state = State(found, compact(found.entries, self.config.categories))
         return self._state
@@ -63,6 +66,8 @@ class ReadModel:
         if self._snapshot is None:
             cached = self.caches.load_snapshot(self.fingerprint())
             if cached is None:
+                from memsite.core.snapshot import build_snapshot
+
                 state = self.state()
                 cached = build_snapshot(state.result, state.scan.fingerprint)
                 self.caches.save_snapshot(cached)
@@ -72,11 +77,15 @@ class ReadModel:
     def refresh_snapshot(self) -> None:
         """Rebuild a stale snapshot now (after a merge, say) rather than in the next `add`."""
         if self.caches.snapshot_fingerprint() != self.fingerprint():
+            from memsite.core.snapshot import build_snapshot
+
             state = self.state()
             self.caches.save_snapshot(build_snapshot(state.result, state.scan.fingerprint))
 
     def wrote(self, snapshot: Snapshot, path: Path, obj: dict[str, Any]) -> None:
         """After writing ``obj`` to ``path``: forget what was read, carry the snapshot over."""
+        from memsite.core.entry import entry_from_object
+
         self.invalidate()
         try:
             entry = entry_from_object(obj, path.name)

@@ -3,6 +3,8 @@
 The views are fresh when ``cache/state.json`` names the entries' fingerprint, the config's
 hash and memsite's version they were built from. A store that cannot be written to still
 answers `context`: the index is built in memory and a warning says it could not be saved.
+Rules are imported by the functions that use them: `context` with fresh views reads one file
+and should cost no more than that.
 """
 
 from __future__ import annotations
@@ -14,17 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memsite import __version__
-from memsite.core import review as rules
-from memsite.core.budget import render_index
-from memsite.core.compaction import Finding
-from memsite.core.markdown import COMPACTED_HEADER, compacted_files
-from memsite.core.secrets import allowed_findings, entry_findings, is_allowed
 from memsite.errors import InvalidInputError, MemsiteError, StorageError
 from memsite.storage.daily import daily_logs
-from memsite.storage.entries import delete_entry_file
 from memsite.storage.files import remove_files, replace_if_changed, stale_temporaries
 
 if TYPE_CHECKING:
+    from memsite.core.compaction import Finding
     from memsite.memory import Memory
 
 
@@ -46,6 +43,8 @@ def is_fresh(memory: Memory) -> bool:
 
 
 def _is_generated(path: Path) -> bool:
+    from memsite.core.markdown import COMPACTED_HEADER
+
     try:
         with open(path, encoding="utf-8") as handle:
             return handle.readline() == COMPACTED_HEADER.splitlines()[0]
@@ -54,6 +53,9 @@ def _is_generated(path: Path) -> bool:
 
 
 def _write_views(memory: Memory) -> tuple[list[str], list[str]]:
+    from memsite.core.budget import render_index
+    from memsite.core.markdown import compacted_files
+
     store, result = memory.store, memory.state().result
     written: list[str] = []
     removed: list[str] = []
@@ -73,6 +75,8 @@ def _write_views(memory: Memory) -> tuple[list[str], list[str]]:
 
 def compact(memory: Memory) -> dict[str, Any]:
     """Rebuild compacted/ and index.md; prune expired daily logs and stale temporaries."""
+    from memsite.core.review import counts
+
     state = memory.state()
     memory.model.refresh_snapshot()
     store = memory.store
@@ -91,7 +95,7 @@ def compact(memory: Memory) -> dict[str, Any]:
     except OSError as exc:
         raise StorageError(f"cannot write derived files in {store.root}: {exc.strerror}") from None
     return {
-        **rules.counts(state.result),
+        **counts(state.result),
         "invalid": len(state.scan.invalid),
         "written": written,
         "removed": removed,
@@ -131,6 +135,8 @@ def context(memory: Memory, budget: int | None = None) -> tuple[str, list[str]]:
             return memory.store.index_path.read_text(encoding="utf-8"), warnings
         except (OSError, UnicodeDecodeError):
             pass  # removed meanwhile: build it below
+    from memsite.core.budget import render_index
+
     text = render_index(
         memory.state().result, memory.config.categories, budget or memory.config.budget
     )
@@ -138,6 +144,8 @@ def context(memory: Memory, budget: int | None = None) -> tuple[str, list[str]]:
 
 
 def findings(memory: Memory) -> list[Finding]:
+    from memsite.core import review as rules
+
     state = memory.state()
     result = state.result
     found = rules.invalid_file_findings((f.filename, f.message) for f in state.scan.invalid)
@@ -154,6 +162,9 @@ def secret_findings(memory: Memory) -> list[Finding]:
 
     The full scan costs ~0.2 ms a text, so its verdicts are cached per entry file and text.
     """
+    from memsite.core import review as rules
+    from memsite.core.secrets import allowed_findings, entry_findings, is_allowed
+
     caches = memory.model.caches
     cached = caches.load_verdicts()
     fresh: dict[str, tuple[int, list[str]]] = {}
@@ -187,10 +198,12 @@ def refuse_unreviewed_secrets(memory: Memory, action: str) -> None:
 
 
 def status(memory: Memory) -> dict[str, Any]:
+    from memsite.core.review import counts
+
     state = memory.state()
     return {
         "store": str(memory.store.root),
-        **rules.counts(state.result),
+        **counts(state.result),
         "invalid": len(state.scan.invalid),
         "derived": "fresh" if is_fresh(memory) else "stale",
         "daily_logs": len(daily_logs(memory.store)),
@@ -211,10 +224,13 @@ def _prune_daily(memory: Memory, dry_run: bool) -> list[str]:
 
 def prune(memory: Memory, before: date | None = None, dry_run: bool = False) -> dict[str, Any]:
     """Delete expired daily logs; with ``before``, inactive entries created before it too."""
+    from memsite.core.review import prunable
+    from memsite.storage.entries import delete_entry_file
+
     entries: list[str] = []
     if before is not None:
         result = memory.state().result
-        doomed = rules.prunable(result, before, memory.config.categories)
+        doomed = prunable(result, before, memory.config.categories)
         for entry in result.entries:
             if entry.id in doomed:
                 entries.append(entry.id)

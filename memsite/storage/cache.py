@@ -8,13 +8,15 @@ from __future__ import annotations
 import contextlib
 import json
 import marshal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memsite import __version__
-from memsite.core.snapshot import Snapshot
 from memsite.errors import StorageError
 from memsite.storage.files import replace_if_changed
 from memsite.storage.layout import Store
+
+if TYPE_CHECKING:
+    from memsite.core.snapshot import Snapshot
 
 STATE_FILE = "state.json"
 SNAPSHOT_FILE = "snapshot.marshal"
@@ -39,6 +41,8 @@ class Caches:
     # --- the read model ---------------------------------------------------------------------
 
     def load_snapshot(self, fingerprint: str) -> Snapshot | None:
+        from memsite.core.snapshot import Snapshot
+
         try:
             with open(self.snapshot_path, "rb") as handle:
                 return Snapshot.load(handle.read(), fingerprint)
@@ -47,6 +51,8 @@ class Caches:
 
     def snapshot_fingerprint(self) -> str:
         """The fingerprint the saved snapshot was made for (its first line), or ''."""
+        from memsite.core.snapshot import Snapshot
+
         try:
             with open(self.snapshot_path, "rb") as handle:
                 return Snapshot.fingerprint_of(handle.read(64))

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
-import uuid
 import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -56,8 +55,14 @@ class Scan:
 # --- writing ------------------------------------------------------------------------------------
 
 
+def _new_id() -> str:
+    import uuid
+
+    return str(uuid.uuid4())
+
+
 def write_entry(
-    store: Store, obj: dict[str, Any], new_id: Callable[[], str] = lambda: str(uuid.uuid4())
+    store: Store, obj: dict[str, Any], new_id: Callable[[], str] = _new_id
 ) -> tuple[Path, dict[str, Any]]:
     """Write one entry under a name no other writer can take (a clash draws a new id)."""
     created = parse_created(obj["created"])
