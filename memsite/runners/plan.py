@@ -10,7 +10,7 @@ committed with the instruction files it describes, so that uninstall works from 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,8 +78,13 @@ def _load_manifest(wiring: Wiring) -> dict[str, Any]:
     }
 
 
-def _targets(runners: Iterable[Runner]) -> list[Target]:
-    return [t for runner in runners for t in runner.targets]
+def _files(
+    plan: Plan, wiring: Wiring, runners: Iterable[Runner]
+) -> Iterator[tuple[Target, str | None]]:
+    """Each target of ``runners`` once (runners can share a file), with its current text."""
+    for target in (t for runner in runners for t in runner.targets):
+        if not plan.seen(target.rel):
+            yield target, _read(wiring.root, target.rel)
 
 
 def plan_install(wiring: Wiring, runners: Iterable[Runner]) -> Plan:
@@ -87,10 +92,7 @@ def plan_install(wiring: Wiring, runners: Iterable[Runner]) -> Plan:
     plan = Plan()
     manifest = _load_manifest(wiring)
     files: dict[str, Any] = dict(manifest["files"])
-    for target in _targets(runners):
-        if plan.seen(target.rel):
-            continue
-        before = _read(wiring.root, target.rel)
+    for target, before in _files(plan, wiring, runners):
         record = dict(files.get(target.rel) or {"created": before is None})
         after = target.install(wiring, before, record)
         plan.record(target.rel, before, after)
@@ -114,10 +116,7 @@ def plan_uninstall(wiring: Wiring, runners: Iterable[Runner]) -> Plan:
     plan = Plan()
     manifest = _load_manifest(wiring)
     files: dict[str, Any] = dict(manifest["files"])
-    for target in _targets(runners):
-        if plan.seen(target.rel):
-            continue
-        before = _read(wiring.root, target.rel)
+    for target, before in _files(plan, wiring, runners):
         record = files.pop(target.rel, None)
         if before is not None:
             plan.record(target.rel, before, target.uninstall(before, record))

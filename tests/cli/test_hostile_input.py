@@ -136,6 +136,8 @@ def test_a_disabled_memory_injects_nothing(runner: Invoke, store_root: Path) -> 
     (store_root / "config.json").write_text(json.dumps({"memory": {"enabled": False}}))
     assert runner("context").stdout == ""
     assert runner("context", "--format", "claude-hook").stdout == ""
+    stop = runner("agents", "hook", "stop", input='{"session_id": "s"}')
+    assert stop.exit_code == 0 and stop.stdout == ""  # the Stop hook stays quiet too
     assert runner("list").exit_code == 0  # the memory itself stays readable
 
 
