@@ -18,7 +18,12 @@ from typing import TYPE_CHECKING, Any
 from memsite import __version__
 from memsite.errors import InvalidInputError, MemsiteError, StorageError
 from memsite.storage.daily import daily_logs
-from memsite.storage.files import remove_files, replace_if_changed, stale_temporaries
+from memsite.storage.files import (
+    remove_files,
+    replace_if_changed,
+    stale_temporaries,
+    storage_errors,
+)
 
 if TYPE_CHECKING:
     from memsite.core.compaction import Finding
@@ -217,7 +222,8 @@ def _prune_daily(memory: Memory, dry_run: bool) -> list[str]:
     for day, path in daily_logs(memory.store):
         if day < cutoff:
             if not dry_run:
-                path.unlink(missing_ok=True)
+                with storage_errors("delete", path):
+                    path.unlink(missing_ok=True)
             pruned.append(f"daily/{path.name}")
     return pruned
 

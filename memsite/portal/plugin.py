@@ -32,6 +32,7 @@ from memsite.portal.mkglue import add_ready_page
 from memsite.portal.model import Portal
 from memsite.portal.render import PageOut, Renderer, raw_files
 from memsite.portal.resources import lunr_js, site_config_dir
+from memsite.storage.files import write_atomic
 
 ASSETS = ("assets/memsite/portal.css", "assets/memsite/search.js")
 
@@ -119,7 +120,8 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
         root = Path(config.site_dir) / self.prefix
         outputs = {rel: data for rel, data, _ in raw_files(portal, renderer)}
         outputs.update(search_files(portal))
-        for rel, data in outputs.items():
-            target = root / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
+        try:
+            for rel, data in outputs.items():
+                write_atomic(root / rel, data)
+        except MemsiteError as exc:
+            raise PluginError(f"memsite plugin: {exc}") from None

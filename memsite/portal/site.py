@@ -148,6 +148,10 @@ class Site:
 
     def sweep(self, keep: set[str]) -> int:
         """Delete files of an earlier build that this one did not write."""
+        with storage_errors("clean", self.site_dir):
+            return self._sweep(keep)
+
+    def _sweep(self, keep: set[str]) -> int:
         removed = 0
         for folder, _, names in os.walk(self.site_dir, topdown=False):
             for name in names:

@@ -139,7 +139,8 @@ def _emptied_dirs(wiring: Wiring, plan: Plan, dirs: list[str]) -> list[str]:
         path = wiring.root / rel
         if not path.is_dir():
             continue
-        left = [p.name for p in path.iterdir() if f"{rel}/{p.name}" not in gone]
+        with storage_errors("read", path):
+            left = [p.name for p in path.iterdir() if f"{rel}/{p.name}" not in gone]
         if left:
             remaining.append(rel)
         else:
