@@ -39,11 +39,15 @@ allow_secret_option = click.option(
 def init(
     ctx: click.Context, git_hook: bool, github_pages: bool, force: bool, as_json: bool
 ) -> None:
-    """Create the store (.memsite/ here, or --store PATH). Safe to run again."""
-    from memsite.storage.layout import STORE_DIRNAME, Store
+    """Create the store (.memsite/ here, or --store PATH). Safe to run again.
+
+    In a LeanSpec project (a .lean-spec/config.json here and no .memsite/) the store is
+    .lean-spec/memory/, and its settings stay in LeanSpec's config.
+    """
+    from memsite.storage.layout import Store, default_root
 
     explicit = ctx.find_root().params.get("store")
-    root = Path(explicit).resolve() if explicit else Path.cwd() / STORE_DIRNAME
+    root = Path(explicit).resolve() if explicit else default_root(Path.cwd())
     store, created = Store.init(root, force=force)
     store.load_config()  # a malformed existing config is reported now, not later
     hooks: list[str] = []
@@ -200,6 +204,8 @@ def search(
     rows = get_memory(ctx).search(query, category, limit, include_all, daily)
     if as_json:
         emit_json(rows)
+    elif include_all:
+        print_entries(rows, lambda r: f"  [{r.get('status', 'daily')}] ({r['score']:.2f})")
     else:
         print_entries(rows, lambda r: f"  ({r['score']:.2f})")
 

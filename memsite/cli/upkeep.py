@@ -85,7 +85,12 @@ def status(ctx: click.Context, as_json: bool) -> None:
     if as_json:
         emit_json(answer)
         return
-    out(f"Store: {answer['store']}")
+    out(
+        f"Store: {answer['store']}"
+        + (" (LeanSpec layout)" if answer["layout"] == "leanspec" else "")
+    )
+    for note in answer["notes"]:
+        out(f"Note: {note}")
     out(
         f"Entries: {answer['entries']} ({answer['active']} active, {answer['superseded']} "
         f"superseded, {answer['duplicate']} duplicate, {answer['overridden']} overridden); "

@@ -206,8 +206,17 @@ def status(memory: Memory) -> dict[str, Any]:
     from memsite.core.review import counts
 
     state = memory.state()
+    store = memory.store
+    notes = []
+    if store.shadowed is not None:
+        notes.append(
+            f"a LeanSpec store is also at {store.shadowed}; memsite uses {store.root} "
+            f"(pass --store {store.relative(store.shadowed)} to use the other)"
+        )
     return {
-        "store": str(memory.store.root),
+        "store": str(store.root),
+        "layout": "leanspec" if store.leanspec else "memsite",
+        "notes": notes,
         **counts(state.result),
         "invalid": len(state.scan.invalid),
         "derived": "fresh" if is_fresh(memory) else "stale",

@@ -51,13 +51,13 @@ def repo_top(path: Path) -> Path:
     done = run_git(path, "rev-parse", "--show-toplevel", check=False)
     if done.returncode != 0:
         raise GitError(f"{path} is not inside a git repository: run `git init` first")
-    return Path(done.stdout.strip())
+    return Path(done.stdout.strip()).resolve()
 
 
 def hooks_dir(path: Path) -> Path:
     done = run_git(path, "rev-parse", "--git-path", "hooks")
     hooks = Path(done.stdout.strip())
-    return hooks if hooks.is_absolute() else path / hooks
+    return (hooks if hooks.is_absolute() else path / hooks).resolve()
 
 
 def hook_block(store_rel: str) -> str:

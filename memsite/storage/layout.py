@@ -17,6 +17,7 @@ from memsite.errors import ConfigError, StorageError, StoreNotFoundError
 from memsite.storage.files import read_text, storage_errors, write_atomic
 
 STORE_DIRNAME = ".memsite"
+LEANSPEC_DIRNAME = ".lean-spec"
 GITIGNORE = """\
 # Written by `memsite init`. The memory is entries/ and config.json (and agents.json, the record
 # of what `memsite agents install` changed, so that uninstall works from any clone); the rest is
@@ -35,11 +36,21 @@ STORE_NAMES = frozenset(
 )
 
 
+def default_root(folder: Path) -> Path:
+    """Where `init` puts a store in ``folder``: .memsite/, or a LeanSpec project's memory/."""
+    lean = folder / LEANSPEC_DIRNAME
+    if not (folder / STORE_DIRNAME).exists() and (lean / "config.json").is_file():
+        return lean / "memory"
+    return folder / STORE_DIRNAME
+
+
 class Store:
     """A memory store: the folder that holds ``entries/``, and every path inside it."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, *, shadowed: Path | None = None) -> None:
         self.root = root
+        # A LeanSpec store beside the .memsite/ that was chosen (status mentions it).
+        self.shadowed = shadowed
         self.entries_dir = root / "entries"
         self.compacted_dir = root / "compacted"
         self.index_path = root / "index.md"
@@ -64,7 +75,12 @@ class Store:
 
     @classmethod
     def locate(cls, explicit: str | None, env: Mapping[str, str], cwd: Path) -> Store:
-        """Find the store: --store, else $MEMSITE_STORE, else the nearest .memsite/ upwards."""
+        """Find the store: --store, else $MEMSITE_STORE, else the nearest store upwards.
+
+        At each folder from ``cwd`` up, ``.memsite/`` is a store when it holds ``entries/``, and
+        so is ``.lean-spec/memory/`` next to a ``.lean-spec/config.json``; when a folder holds
+        both, ``.memsite/`` wins (and remembers the other, for `status`).
+        """
         for source, value in (("--store", explicit), ("MEMSITE_STORE", env.get("MEMSITE_STORE"))):
             if value:
                 path = (cwd / value).resolve()
@@ -76,9 +92,14 @@ class Store:
                     f"run `memsite --store {value} init` to create one"
                 )
         for folder in (cwd, *cwd.parents):
-            candidate = folder / STORE_DIRNAME
-            if (candidate / "entries").is_dir():
-                return cls(candidate)
+            own = folder / STORE_DIRNAME
+            lean = folder / LEANSPEC_DIRNAME
+            lean_store = lean / "memory"
+            has_lean = (lean / "config.json").is_file() and (lean_store / "entries").is_dir()
+            if (own / "entries").is_dir():
+                return cls(own.resolve(), shadowed=lean_store.resolve() if has_lean else None)
+            if has_lean:
+                return cls(lean_store.resolve())
         raise StoreNotFoundError(
             "no memory store found in this folder or its parents: run `memsite init` "
             "(or pass --store PATH)"
@@ -105,7 +126,7 @@ class Store:
         created: list[str] = []
         store = cls(root)
         with storage_errors("create the store at", root):
-            for folder in (root, store.entries_dir):
+            for folder in (root, store.entries_dir, store.compacted_dir, store.daily_dir):
                 if not folder.is_dir():
                     folder.mkdir(parents=True, exist_ok=True)
                     created.append(str(folder))

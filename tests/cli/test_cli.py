@@ -420,3 +420,23 @@ def test_init_tracks_daily_logs_when_configured(tmp_path: Path, runner: Invoke) 
     assert runner("--store", str(target), "init").exit_code == 0
     ignored = (target / ".gitignore").read_text().splitlines()
     assert "daily/" not in ignored and "index.md" in ignored
+
+
+def test_search_all_shows_each_hit_status(runner: Invoke) -> None:
+    old = runner("add", "Deploys run from the deploy box", "-c", "operations", "--json").json()
+    runner("add", "Deploys run from CI now", "-c", "operations", "--supersedes", old["id"])
+    lines = runner("search", "deploys", "--all").stdout.splitlines()
+    assert any(line.startswith(old["id"][:8]) and "[superseded]" in line for line in lines)
+    assert any("[active]" in line for line in lines)
+    assert "[" not in runner("search", "deploys").stdout  # the default shows active ones only
+
+
+def test_read_separates_each_label_from_its_value(runner: Invoke) -> None:
+    old = runner("add", "Deploys run from the deploy box", "-c", "operations", "--json").json()
+    new = runner("add", "Deploys run from CI", "-c", "operations", "--supersedes", old["id"])
+    assert new.exit_code == 0
+    for line in runner("read", old["id"][:8]).stdout.splitlines():
+        if ":" in line and not line.startswith(" ") and line != "history:":
+            label, _, value = line.partition(":")
+            assert value.startswith(" "), line
+    assert "replaced by: " in runner("read", old["id"][:8]).stdout

@@ -84,7 +84,8 @@ def check_confined(store: Path, outside: dict[str, bytes], entries: dict[str, by
     assert tree(store / "entries") == entries  # no entry file modified or deleted
     views = sorted(p.name for p in (store / "compacted").iterdir())
     assert views == ["architecture.md", "conventions.md", "decisions.md", "operations.md"]
-    allowed = {"cache", "compacted", "config.json", "entries", ".gitignore", "index.md", "site"}
+    allowed = {"cache", "compacted", "config.json", "daily", "entries", ".gitignore", "index.md"}
+    allowed.add("site")
     assert {p.name for p in store.iterdir()} <= allowed
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 from pathlib import Path
@@ -229,3 +230,14 @@ def test_long_builds_show_a_progress_counter(runner: Invoke, tmp_path: Path) -> 
     assert 2 <= len(counters) <= 5  # a line per quarter when stderr is not a terminal
     quiet = runner("--store", str(store), "build", "--site-dir", str(tmp_path / "site"), "--json")
     assert "Rendering" not in quiet.stderr
+
+
+def test_llms_txt_counts_findings_in_words(tmp_path: Path) -> None:
+    from memsite.portal.model import Portal
+    from memsite.portal.render import Renderer
+
+    renderer = Renderer()
+    empty = Portal("M", None, [], {}, [], [], "", {}, {}, {}, {}, {})
+    for count, words in ((0, "0 findings"), (1, "1 finding "), (2, "2 findings")):
+        portal = dataclasses.replace(empty, findings=[object()] * count)  # type: ignore[list-item]
+        assert words in renderer.llms_txt(portal)
