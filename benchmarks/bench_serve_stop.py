@@ -24,7 +24,7 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_store import generate  # noqa: E402
+from gen_store import generate
 
 
 def free_port() -> int:
@@ -85,8 +85,9 @@ def main() -> None:
             time.sleep(0.3)  # the watcher has seen it and the rebuild is under way
             busy.append(stop_seconds(proc))
     for name, values in (("idle", idle), ("mid-rebuild", busy)):
+        median = statistics.median(values)
         print(
-            f"{args.entries} entries, Ctrl-C while {name}: median {statistics.median(values):.2f} s, "
+            f"{args.entries} entries, Ctrl-C while {name}: median {median:.2f} s, "
             f"max {max(values):.2f} s ({len(values)} runs)"
         )
 

@@ -1,4 +1,4 @@
-"""Where stores are: init creates the spec's folders; discovery finds .memsite/ and LeanSpec stores."""
+"""Where stores are: init makes the spec's folders; discovery finds .memsite/ and LeanSpec ones."""
 
 from __future__ import annotations
 
