@@ -88,7 +88,9 @@ def _is(value: Any, expected: type | tuple[type, ...]) -> bool:
 
 
 def _whole(value: Any, low: int, high: int) -> bool:
-    return _is(value, int) and low <= value <= high
+    """A whole number in range; as in JSON Schema, 2000.0 is one too."""
+    whole = _is(value, int) or (_is(value, float) and math.isfinite(value) and value.is_integer())
+    return whole and low <= value <= high
 
 
 def _memory_problems(memory: Mapping[str, Any]) -> list[str]:
@@ -135,7 +137,7 @@ def _limits(value: Any, problems: list[str]) -> Limits:
         if not _whole(number, 1, high):
             problems.append(f"'memory.limits.{name}' must be a whole number from 1 to {high:,}")
         else:
-            values[attribute] = number
+            values[attribute] = int(number)
     return Limits(**values)
 
 
@@ -156,10 +158,12 @@ def parse_config(data: Mapping[str, Any], source: str, *, foreign: bool = False)
     problems: list[str] = []
     if not foreign:
         problems += [
-            f"unknown key {name!r} (allowed: memory, site)"
+            f"unknown key {name!r} (allowed: memory, site, $schema)"
             for name in data
-            if name not in ("memory", "site")
+            if name not in ("memory", "site", "$schema")
         ]
+        if not isinstance(data.get("$schema", ""), str):
+            problems.append("'$schema' must be a string (the schema's URL or path)")
     memory = data.get("memory", {})
     if not isinstance(memory, dict):
         problems.append("'memory' must be an object")
@@ -173,7 +177,8 @@ def parse_config(data: Mapping[str, Any], source: str, *, foreign: bool = False)
     defaults = DEFAULT_CONFIG["memory"]
 
     def get(name: str) -> Any:
-        return memory.get(name, defaults[name])
+        value = memory.get(name, defaults[name])
+        return int(value) if name in _NUMBERS else value
 
     return Config(
         enabled=get("enabled"),

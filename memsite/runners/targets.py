@@ -53,6 +53,12 @@ def instruction_block(categories: tuple[str, ...], store_rel: str) -> str:
         "- **Facts change:** never edit entry files; supersede instead: `memory_write` with "
         '`supersedes=[ID]`, or `memsite amend ID "NEW FACT"`. An answer `duplicate` means the '
         "fact is already recorded.\n"
+        "- **What is current:** compaction (`memsite compact`, run by the git hooks and by "
+        "`memsite context`) keeps one current fact per subject: a fact replaces those it "
+        "supersedes, the newest fact with the same key wins, an exact repeat counts once; "
+        "replaced facts stay as history.\n"
+        "- **Branches:** each branch only adds its own entry files, so merges never conflict; "
+        "the index is rebuilt after a merge.\n"
         f"{END}"
     )
 

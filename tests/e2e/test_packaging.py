@@ -39,6 +39,7 @@ def test_wheel_holds_package_templates_and_site_config(wheel: Path) -> None:
             rel = config.relative_to(ROOT / "site-config").as_posix()
             assert f"memsite/site_config/{rel}" in names
     assert "memsite/py.typed" in names and "memsite/cli/main.py" in names
+    assert "memsite/config.schema.json" in names
     assert not any(name.startswith(("tests/", "examples/", "benchmarks/")) for name in names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
