@@ -37,3 +37,7 @@ class InvalidEntryFileError(MemsiteError):
 
 class StorageError(MemsiteError):
     """A file or folder could not be read or written; the message names it and the cause."""
+
+
+class GitError(MemsiteError):
+    """git failed or is missing; the message is git's own first line, or what to install."""

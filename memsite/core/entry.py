@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -92,6 +92,17 @@ def strings_of(value: Any) -> Iterator[str]:
                 stack.append(child)
         elif isinstance(item, list | tuple):
             stack.extend(item)
+
+
+def map_strings(value: Any, change: Callable[[str], str]) -> Any:
+    """A JSON value with ``change`` applied to every string in it, object keys included."""
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, list):
+        return [map_strings(v, change) for v in value]
+    if isinstance(value, dict):
+        return {change(str(k)): map_strings(v, change) for k, v in value.items()}
+    return value
 
 
 def format_created(moment: datetime) -> str:

@@ -326,22 +326,14 @@ def is_allowed(obj: Mapping[str, Any]) -> bool:
     return obj.get(ALLOW_KEY) is True
 
 
-def redact_value(value: Any, *, full: bool = False) -> Any:
-    """A JSON value with suspected secrets redacted in every string, object keys included."""
-    if isinstance(value, str):
-        return redact(value, full=full)
-    if isinstance(value, list):
-        return [redact_value(v, full=full) for v in value]
-    if isinstance(value, dict):
-        return {redact(str(k), full=full): redact_value(v, full=full) for k, v in value.items()}
-    return value
-
-
 def redact_object(obj: Mapping[str, Any], *, full: bool = False) -> dict[str, Any]:
     """A copy of an entry object with suspected secrets redacted in every string it holds."""
+    from memsite.core.entry import map_strings
+
     if is_allowed(obj):
         return dict(obj)
-    return {redact(str(k), full=full): redact_value(v, full=full) for k, v in obj.items()}
+    redacted: dict[str, Any] = map_strings(dict(obj), lambda text: redact(text, full=full))
+    return redacted
 
 
 def _field_strings(obj: Mapping[str, Any]) -> Iterator[tuple[str, str]]:

@@ -49,9 +49,10 @@ def _targets(snapshot: Snapshot, supersedes: Iterable[str]) -> tuple[list[str], 
     return targets, warnings
 
 
-def _existing_duplicate(memory: Memory, peers: list[int], normalized: str) -> int | None:
+def _existing_duplicate(
+    memory: Memory, snapshot: Snapshot, peers: list[int], normalized: str
+) -> int | None:
     """The row of an active entry saying the same, confirmed against its file."""
-    snapshot = memory.snapshot()
     digest = content_digest(normalized)
     for i in peers:
         if snapshot.digest[i] == digest:
@@ -112,7 +113,7 @@ def add(
         normalized = normalize(content)
         replaced = set(targets)
         peers = [i for i in snapshot.rows(category) if snapshot.id[i] not in replaced]
-        same = _existing_duplicate(memory, peers, normalized)
+        same = _existing_duplicate(memory, snapshot, peers, normalized)
         if same is not None:
             path = memory.store.entry_path(snapshot.filename[same])
             return _answer("duplicate", snapshot.id[same], str(path), [], warnings)

@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from memsite import __version__
-from memsite.errors import MemsiteError
+from memsite.errors import GitError, MemsiteError
 from memsite.storage.files import write_atomic
-from memsite.storage.git import GitError, first_line, repo_top, run_git
+from memsite.storage.git import first_line, repo_top, run_git
 
 if TYPE_CHECKING:
     from memsite.memory import Memory

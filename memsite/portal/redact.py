@@ -6,7 +6,7 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from memsite.core.entry import Entry
+from memsite.core.entry import Entry, map_strings
 from memsite.core.secrets import is_allowed, redact
 
 
@@ -31,13 +31,7 @@ class Redactor:
         return out
 
     def value(self, value: Any, full: bool) -> Any:
-        if isinstance(value, str):
-            return self.text(value, full)
-        if isinstance(value, list):
-            return [self.value(v, full) for v in value]
-        if isinstance(value, dict):
-            return {self.text(str(k), full): self.value(v, full) for k, v in value.items()}
-        return value
+        return map_strings(value, lambda text: self.text(text, full))
 
     def __call__(self, entry: Entry) -> Entry:
         return self.redact(entry, entry.id in self.full_ids)

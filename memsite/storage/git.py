@@ -13,17 +13,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from memsite.errors import MemsiteError, StorageError
+from memsite.errors import GitError, StorageError
 from memsite.storage.blocks import add_block
 from memsite.storage.files import read_text, storage_errors, write_atomic
 
 HOOKS = ("post-merge", "post-checkout", "post-rewrite")
 BEGIN = "# >>> memsite >>>"
 END = "# <<< memsite <<<"
-
-
-class GitError(MemsiteError):
-    """git failed; the message is git's own first line."""
 
 
 def run_git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
