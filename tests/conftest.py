@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -58,6 +59,11 @@ def runner(store_root: Path, monkeypatch: pytest.MonkeyPatch) -> Invoke:
         return Result(code, out.decode(), err.decode())
 
     return invoke
+
+
+def clean_env() -> dict[str, str]:
+    """This process's environment without MEMSITE_* (for memsite subprocesses of a test)."""
+    return {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
 
 
 def write_raw(store_root: Path, obj: Mapping[str, Any], name: str | None = None) -> Path:

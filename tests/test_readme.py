@@ -19,6 +19,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from tests.conftest import clean_env
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 HOME = "/home/me"
 _BLOCK = re.compile(r"```console\n(.*?)```", re.S)
@@ -92,7 +94,7 @@ class Ids:
 def run(blocks: list[list[Step]], home: Path) -> list[list[tuple[str, str]]]:
     """Run every command in order (the working directory carries over): each command as it
     ran (this run's ids in it) and its output."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    env = clean_env()
     env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
     env["HOME"] = str(home)
     env["GIT_CONFIG_GLOBAL"] = os.devnull

@@ -4,14 +4,13 @@ line and a non-zero exit, nothing reaches the terminal raw, nothing echoes a sec
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import Invoke, make_entry, write_raw
+from tests.conftest import Invoke, clean_env, make_entry, write_raw
 
 PEM = "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA7bq9Yx3Kz0dW\n-----END RSA PRIVATE KEY-----"
 TITLE = "\x1b]0;owned\x07"  # sets the terminal's title
@@ -21,7 +20,7 @@ CSI = "\x9b31m"  # C1 control sequence introducer
 def memsite(
     store: Path, *args: str | bytes, stdin: bytes = b""
 ) -> subprocess.CompletedProcess[bytes]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    env = clean_env()
     return subprocess.run(
         [sys.executable, "-m", "memsite", "--store", str(store), *args],
         input=stdin,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -11,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import clean_env
 from tests.portal.conftest import copy_demo
 
 pytestmark = [
@@ -20,7 +20,7 @@ pytestmark = [
 
 
 def env() -> dict[str, str]:
-    values = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    values = clean_env()
     values.update(
         GIT_AUTHOR_NAME="t",
         GIT_AUTHOR_EMAIL="t@example.com",

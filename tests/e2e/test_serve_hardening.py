@@ -3,7 +3,6 @@ rebuild, a wildcard address. Deadlines are generous (a busy CI machine), never t
 
 from __future__ import annotations
 
-import os
 import signal
 import socket
 import subprocess
@@ -14,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import clean_env
 from tests.e2e.conftest import free_port
 from tests.portal.conftest import copy_demo
 
@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow
 
 def start(store: Path, *args: str) -> tuple[subprocess.Popen[str], int]:
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    env = clean_env()
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -54,7 +54,7 @@ def start(store: Path, *args: str) -> tuple[subprocess.Popen[str], int]:
 
 
 def add(store: Path, text: str) -> None:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    env = clean_env()
     done = subprocess.run(
         [sys.executable, "-m", "memsite", "--store", str(store), "add", text, "-c", "operations"],
         capture_output=True,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import signal
 import subprocess
 import sys
@@ -14,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from tests.conftest import clean_env
 from tests.e2e.conftest import PageWatch, free_port
 from tests.portal.conftest import copy_demo
 
@@ -21,7 +21,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
 def memsite(store: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    env = clean_env()
     return subprocess.run(
         [sys.executable, "-m", "memsite", "--store", str(store), *args],
         capture_output=True,
@@ -35,7 +35,7 @@ def memsite(store: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def served(tmp_path: Path) -> Iterator[tuple[Path, str, subprocess.Popen[str]]]:
     store = copy_demo(tmp_path)
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    env = clean_env()
     proc = subprocess.Popen(
         [sys.executable, "-m", "memsite", "--store", str(store), "serve", "--port", str(port)],
         stdout=subprocess.PIPE,
