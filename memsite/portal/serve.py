@@ -339,12 +339,14 @@ def serve(
         session = cold_build(memory, site_dir, url, PortalCache())
         log(f"Built {len(session.portal.entries)} entries in {time.perf_counter() - started:.1f} s")
         watch, observer = _watch(store)
+        # Said before the first answer (the socket is bound; early requests wait in its
+        # backlog), so whoever sees the portal answer has seen this line too.
+        shown = _url(host or "0.0.0.0", bound)
+        log(f"Serving {shown} (watching {store.entries_dir}; Ctrl-C to stop)")
         thread = threading.Thread(
             target=server.serve_forever, args=(0.1,), name="memsite-http", daemon=True
         )
         thread.start()
-        shown = _url(host or "0.0.0.0", bound)
-        log(f"Serving {shown} (watching {store.entries_dir}; Ctrl-C to stop)")
         if ready is not None:
             ready(url)
         _loop({"session": session}, watch, reloader, log, error)
