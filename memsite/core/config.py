@@ -75,6 +75,11 @@ class Config:
     site: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_CONFIG["site"]))
 
 
+def _key(*path: str) -> str:
+    """A key path for a message, quoted so that no name from the file can break the line."""
+    return repr(".".join(path)[:120])
+
+
 def _type_name(expected: type | tuple[type, ...]) -> str:
     types = expected if isinstance(expected, tuple) else (expected,)
     return " or ".join(_TYPE_NAMES.get(t, t.__name__) for t in types)
@@ -97,14 +102,16 @@ def _memory_problems(memory: Mapping[str, Any]) -> list[str]:
     problems = []
     for name, value in memory.items():
         if name not in _MEMORY_KEYS:
-            problems.append(f"unknown key 'memory.{name}' (allowed: {', '.join(_MEMORY_KEYS)})")
+            problems.append(
+                f"unknown key {_key('memory', name)} (allowed: {', '.join(_MEMORY_KEYS)})"
+            )
         elif name in _FLAGS and not _is(value, bool):
-            problems.append(f"'memory.{name}' must be true/false")
+            problems.append(f"{_key('memory', name)} must be true/false")
         elif name in _NUMBERS and not _whole(value, *_NUMBERS[name]):
             low, high = _NUMBERS[name]
-            problems.append(f"'memory.{name}' must be a whole number from {low} to {high:,}")
+            problems.append(f"{_key('memory', name)} must be a whole number from {low} to {high:,}")
         elif name in ("categories", "limits") and not _is(value, dict):
-            problems.append(f"'memory.{name}' must be an object")
+            problems.append(f"{_key('memory', name)} must be an object")
     return problems
 
 
@@ -131,11 +138,15 @@ def _limits(value: Any, problems: list[str]) -> Limits:
     values: dict[str, int] = {}
     for name, number in value.items():
         if name not in _LIMITS:
-            problems.append(f"unknown key 'memory.limits.{name}' (allowed: {', '.join(_LIMITS)})")
+            problems.append(
+                f"unknown key {_key('memory.limits', name)} (allowed: {', '.join(_LIMITS)})"
+            )
             continue
         attribute, high = _LIMITS[name]
         if not _whole(number, 1, high):
-            problems.append(f"'memory.limits.{name}' must be a whole number from 1 to {high:,}")
+            problems.append(
+                f"{_key('memory.limits', name)} must be a whole number from 1 to {high:,}"
+            )
         else:
             values[attribute] = int(number)
     return Limits(**values)
@@ -147,9 +158,9 @@ def _site(site: Any, problems: list[str]) -> dict[str, Any]:
         return {}
     for name, value in site.items():
         if name not in SITE_KEYS:
-            problems.append(f"unknown key 'site.{name}' (allowed: {', '.join(SITE_KEYS)})")
+            problems.append(f"unknown key {_key('site', name)} (allowed: {', '.join(SITE_KEYS)})")
         elif not _is(value, SITE_KEYS[name]):
-            problems.append(f"'site.{name}' must be {_type_name(SITE_KEYS[name])}")
+            problems.append(f"{_key('site', name)} must be {_type_name(SITE_KEYS[name])}")
     return site
 
 
