@@ -12,10 +12,17 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from hypothesis import settings
 
 from memsite.cli.main import main
 from memsite.core.entry import build_entry, format_created
 from memsite.storage.layout import Store
+
+# The suite's generated examples are the same on every run (a landing must not depend on luck);
+# `HYPOTHESIS_PROFILE=explore pytest` draws new ones, as every session should now and then.
+settings.register_profile("default", derandomize=True)
+settings.register_profile("explore", derandomize=False, database=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 @dataclass
