@@ -10,13 +10,17 @@ from memsite.core.text import printable
 BUDGET_MAX = 1_000_000
 
 
+FULL_HELP = "Re-read every entry file (finds files edited in place) and rebuild everything."
+
+
 @click.command()
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing unless something fails.")
+@click.option("--full", is_flag=True, help=FULL_HELP)
 @json_option
 @click.pass_context
-def compact(ctx: click.Context, quiet: bool, as_json: bool) -> None:
-    """Rebuild compacted/ and index.md; prune expired daily logs and stale temporaries."""
-    answer = get_memory(ctx).compact()
+def compact(ctx: click.Context, quiet: bool, full: bool, as_json: bool) -> None:
+    """Bring compacted/ and index.md up to date; prune expired daily logs and temporaries."""
+    answer = get_memory(ctx).compact(full=full)
     if as_json:
         emit_json(answer)
         return
@@ -37,11 +41,14 @@ def compact(ctx: click.Context, quiet: bool, as_json: bool) -> None:
 
 @click.command()
 @click.option("--strict", is_flag=True, help="Exit 1 if there is any finding.")
+@click.option(
+    "--full", is_flag=True, help="Re-read every entry file first (finds files edited in place)."
+)
 @json_option
 @click.pass_context
-def review(ctx: click.Context, strict: bool, as_json: bool) -> None:
+def review(ctx: click.Context, strict: bool, full: bool, as_json: bool) -> None:
     """Report problems: unreadable files, duplicates, contradictions, cycles, secrets and more."""
-    answer = get_memory(ctx).review()
+    answer = get_memory(ctx).review(full=full)
     findings = answer["findings"]
     if as_json:
         emit_json(answer)

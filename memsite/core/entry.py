@@ -66,7 +66,7 @@ class Entry:
         if self.suspect is None:
             from memsite.core.secrets import prefilter
 
-            self.suspect = any(prefilter(text) for text in strings_of(self.raw))
+            self.suspect = any(prefilter(text) for text in _unchecked_strings(self.raw))
         return self.suspect
 
     @property
@@ -77,6 +77,23 @@ class Entry:
     def order_key(self) -> tuple[datetime, int, str]:
         """Sort key; sort with ``reverse=True`` for newest first, high confidence, greatest id."""
         return (self.created, CONFIDENCE_RANK[self.confidence], self.id)
+
+
+# Keys of the schema, and fields whose values reading has already checked against a strict
+# pattern (a UUID, an RFC 3339 time, a name, a confidence): none of them can hold a secret.
+_SCHEMA_KEYS = frozenset(
+    "id category content created confidence tags supersedes agent key reason".split()
+)
+_CHECKED_VALUES = frozenset(("id", "category", "created", "confidence"))
+
+
+def _unchecked_strings(raw: Mapping[str, Any]) -> Iterator[str]:
+    """The strings of an entry that could hold a secret (see ``_CHECKED_VALUES``)."""
+    for key, value in raw.items():
+        if key not in _SCHEMA_KEYS:
+            yield str(key)
+        if key not in _CHECKED_VALUES or not isinstance(value, str):
+            yield from strings_of(value)
 
 
 def strings_of(value: Any) -> Iterator[str]:

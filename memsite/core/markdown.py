@@ -6,7 +6,7 @@ config's categories, never from what an entry file says.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from memsite.core.compaction import Compaction
 from memsite.core.entry import Entry
@@ -26,13 +26,13 @@ def category_title(name: str) -> str:
 
 def compacted_markdown(result: Compaction, category: str) -> str:
     """The human view of one category: active entries, newest first."""
-    lines = [COMPACTED_HEADER, f"# {category_title(category)}\n", "\n"]
-    active = result.active(category)
-    if not active:
-        lines.append("_No active entries._\n")
-    for entry in active:
-        lines.append(_compacted_bullet(entry))
-    return "".join(lines)
+    return compacted_text(category, [compacted_bullet(e) for e in result.active(category)])
+
+
+def compacted_text(category: str, bullets: Sequence[str]) -> str:
+    """The view of a category from its active entries' bullets (``compacted_bullet``)."""
+    head = f"{COMPACTED_HEADER}# {category_title(category)}\n\n"
+    return head + ("".join(bullets) if bullets else "_No active entries._\n")
 
 
 def public_text(entry: Entry) -> str:
@@ -43,7 +43,8 @@ def public_text(entry: Entry) -> str:
     return printable(redact(entry.content), multiline=True)
 
 
-def _compacted_bullet(entry: Entry) -> str:
+def compacted_bullet(entry: Entry) -> str:
+    """An entry's line in its category's view (continuation lines indented)."""
     body = public_text(entry).strip().splitlines() or [""]
     text = "\n  ".join(line.rstrip() for line in body)
     suspect = entry.is_suspect() and not is_allowed(entry.raw)

@@ -1,111 +1,144 @@
-"""Ranked search: BM25 over content, tags and key, typo tolerance, a mild recency factor. Pure.
+"""Ranked search: the index finds candidates, these rules put them in order. Pure.
 
-Query terms are OR-ed. A term with no exact match in the vocabulary also matches words within
-edit distance 1 (2 for terms of 8+ characters; a swap of neighbours counts as 1) at reduced
-weight. Scores are multiplied by ``1 + 0.15 * 0.5 ** (age_days / 180)``, so recency only breaks
-near-ties. Equal scores fall back to the order of compaction (newest, confidence, id).
+A query is analysed like the entries (``core.stem``: word tokens, Porter stems). Common words
+("how", "the", "do") are dropped unless the query has nothing else. A word with no exact match
+in the index also matches indexed words within edit distance 1 (2 for words of 8+ characters;
+a swap of neighbours counts as 1) at reduced weight, so ``pnmp`` finds pnpm.
+
+A candidate's score is BM25 over its content terms and its tag and key terms (which count
+``META_WEIGHT`` times), multiplied by how much of the query it covers, plus a bonus for query
+words that stand next to each other in the fact, times a mild recency factor
+(``1 + 0.15 * 0.5 ** (age_days / 180)``) that only breaks near-ties. Equal scores fall back to
+the order of compaction (newest, confidence, id).
 """
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
-from memsite.core.entry import CONFIDENCE_RANK, Entry
+from memsite.core.stem import stem
 from memsite.core.text import normalize, word_tokens
 
 K1 = 1.2
 B = 0.75
-FIELD_BOOST = 2  # a term in the tags or key counts like two in the content
+META_WEIGHT = 2.0  # a term in the tags or key counts like two in the content
 FUZZY_WEIGHT = {1: 0.6, 2: 0.35}
+COVERAGE_POWER = 1.5
+PROXIMITY_BONUS = 0.25
 RECENCY_WEIGHT = 0.15
 RECENCY_HALF_LIFE_DAYS = 180.0
-
-
-SEP = "|"  # tokens are runs of word characters, so they never hold it
-
-
-@dataclass
-class Corpus:
-    """Searchable units in columns: entries (``ref`` = id) and daily-log lines (no ref).
-
-    ``tokens`` packs each unit's tokens as ``|a||b|`` so that membership and term counts are
-    plain substring operations; ``length`` is the token count.
-    """
-
-    tokens: list[str] = field(default_factory=list)
-    length: list[int] = field(default_factory=list)
-    created: list[float] = field(default_factory=list)
-    ref: list[str] = field(default_factory=list)
-    confidence: list[int] = field(default_factory=list)
-    file: list[str] = field(default_factory=list)
-    line: list[int] = field(default_factory=list)
-    text: list[str] = field(default_factory=list)
-
-    def add(
-        self,
-        tokens: Sequence[str],
-        created: float,
-        *,
-        ref: str = "",
-        confidence: int = 0,
-        file: str = "",
-        line: int = 0,
-        text: str = "",
-    ) -> None:
-        self.tokens.append(pack_tokens(tokens))
-        self.length.append(len(tokens))
-        self.created.append(created)
-        self.ref.append(ref)
-        self.confidence.append(confidence)
-        self.file.append(file)
-        self.line.append(line)
-        self.text.append(text)
+STOPWORDS = frozenset(
+    """a about an and are as at be by can could do does for from has have how i if in into is
+    it its me my of on or our should so that the their them then there these this to us was we
+    what when where which who why will with would you your""".split()
+)
 
 
 @dataclass(frozen=True)
-class Hit:
-    """A matching unit of a corpus (``index`` into its columns) and its score."""
+class Term:
+    """One query word and the analysed terms that stand for it, with their weights."""
 
-    index: int
-    score: float
-    ref: str
-    file: str
-    line: int
-    text: str
+    word: str
+    alternatives: Mapping[str, float]
 
 
-def pack_tokens(tokens: Iterable[str]) -> str:
-    return "".join(f"{SEP}{t}{SEP}" for t in tokens)
+@dataclass(frozen=True)
+class Stats:
+    """What BM25 needs of the whole index."""
+
+    documents: int
+    average_length: float
+    frequency: Mapping[str, int]
+
+    def idf(self, term: str) -> float:
+        found = self.frequency.get(term, 0)
+        return math.log(1 + (self.documents - found + 0.5) / (found + 0.5))
 
 
-def entry_tokens(entry: Entry) -> tuple[str, ...]:
-    """Content tokens, then tag and key tokens (counted ``FIELD_BOOST`` times)."""
-    tokens = word_tokens(entry.normalized)
-    extra: list[str] = []
-    for name in (*entry.tags, *([entry.key] if entry.key else [])):
-        parts = word_tokens(name)
-        extra.extend(dict.fromkeys([name, *parts]))
-    return (*tokens, *(extra * FIELD_BOOST))
+def query_words(query: str) -> list[str]:
+    """The distinct words of a query, common words dropped unless nothing else is left."""
+    words = list(dict.fromkeys(word_tokens(normalize(query))))
+    kept = [w for w in words if w not in STOPWORDS]
+    return kept or words
 
 
-def entry_corpus(entries: Iterable[Entry]) -> Corpus:
-    corpus = Corpus()
-    for entry in entries:
-        corpus.add(
-            entry_tokens(entry),
-            entry.created.timestamp(),
-            ref=entry.id,
-            confidence=CONFIDENCE_RANK[entry.confidence],
-            file=entry.filename,
-        )
-    return corpus
+def plan(
+    query: str,
+    frequency: Callable[[set[str]], Mapping[str, int]],
+    nearby: Callable[[int, int], Iterable[str]],
+) -> list[Term]:
+    """The query's terms: each word's stem, or for a word the index lacks, its near spellings.
+
+    ``frequency`` gives document counts of stems; ``nearby(length, spread)`` the indexed words
+    of about that length.
+    """
+    words = query_words(query)
+    stems = {w: stem(w) for w in words}
+    known = frequency(set(stems.values()))
+    planned = []
+    for word in words:
+        alternatives = {stems[word]: 1.0}
+        if not known.get(stems[word]) and len(word) >= 3:
+            limit = 2 if len(word) >= 8 else 1
+            for other in nearby(len(word), limit):
+                distance = within_distance(word, other, limit)
+                if distance:
+                    target = stem(other)
+                    weight = FUZZY_WEIGHT[distance]
+                    alternatives[target] = max(alternatives.get(target, 0.0), weight)
+        planned.append(Term(word, alternatives))
+    return planned
 
 
-def query_terms(query: str) -> list[str]:
-    return list(dict.fromkeys(word_tokens(normalize(query))))
+def score(
+    terms: Sequence[Term],
+    body: Sequence[str],
+    meta: Sequence[str],
+    stats: Stats,
+    age_days: float,
+) -> float:
+    """How well a unit with these analysed ``body`` and ``meta`` terms answers the query."""
+    if not terms:
+        return 0.0
+    body_counts = Counter(body)
+    meta_counts = Counter(meta)
+    length = len(body) + len(meta)
+    norm = K1 * (1 - B + B * length / (stats.average_length or 1.0))
+    total = 0.0
+    matched = 0
+    positions: list[set[str]] = []
+    for term in terms:
+        best = 0.0
+        hits: set[str] = set()
+        for alternative, weight in term.alternatives.items():
+            tf = body_counts.get(alternative, 0) + META_WEIGHT * meta_counts.get(alternative, 0)
+            if tf:
+                hits.add(alternative)
+                value = weight * stats.idf(alternative) * tf * (K1 + 1) / (tf + norm)
+                best = max(best, value)
+        if best:
+            matched += 1
+        total += best
+        positions.append(hits)
+    if not matched:
+        return 0.0
+    total *= math.pow(matched / len(terms), COVERAGE_POWER)
+    total *= 1 + PROXIMITY_BONUS * _adjacent_pairs(positions, body)
+    recency = 1 + RECENCY_WEIGHT * math.pow(0.5, max(age_days, 0.0) / RECENCY_HALF_LIFE_DAYS)
+    return total * recency
+
+
+def _adjacent_pairs(hits: Sequence[set[str]], body: Sequence[str]) -> int:
+    """How many neighbouring query words appear next to each other in the body."""
+    found = 0
+    for first, second in itertools.pairwise(hits):
+        if first and second:
+            found += any(a in first and b in second for a, b in itertools.pairwise(body))
+    return found
 
 
 def within_distance(a: str, b: str, limit: int) -> int | None:
@@ -151,84 +184,3 @@ def _one_edit(a: str, b: str) -> bool:
         if x != y:
             return a[i:] == b[i + 1 :]
     return True
-
-
-def expand_terms(terms: Sequence[str], vocabulary: set[str]) -> dict[str, float]:
-    """Each query term with its weight, plus fuzzy neighbours for terms with no exact match."""
-    weights: dict[str, float] = {}
-    by_length: dict[int, list[str]] | None = None
-    for term in terms:
-        if term in vocabulary:
-            weights[term] = max(weights.get(term, 0.0), 1.0)
-            continue
-        if len(term) < 3:
-            continue
-        limit = 2 if len(term) >= 8 else 1
-        if by_length is None:
-            by_length = {}
-            for word in vocabulary:
-                by_length.setdefault(len(word), []).append(word)
-        for length in range(len(term) - limit, len(term) + limit + 1):
-            for word in by_length.get(length, ()):
-                distance = within_distance(term, word, limit)
-                if distance:
-                    weight = FUZZY_WEIGHT[distance]
-                    weights[word] = max(weights.get(word, 0.0), weight)
-    return weights
-
-
-def rank(corpus: Corpus, query: str, now: datetime, limit: int | None = 20) -> list[Hit]:
-    """Units of ``corpus`` that match ``query``, best first."""
-    terms = query_terms(query)
-    n = len(corpus.tokens)
-    if not terms or not n:
-        return []
-    if all(_anywhere(t, corpus) for t in terms):
-        vocabulary = set(terms)
-    else:
-        vocabulary = set(SEP.join(corpus.tokens).split(SEP)) - {""}
-    weights = expand_terms(terms, vocabulary)
-    if not weights:
-        return []
-    avgdl = sum(corpus.length) / n or 1.0
-    needles = {t: f"{SEP}{t}{SEP}" for t in weights}
-    frequency = dict.fromkeys(weights, 0)
-    matching: list[tuple[int, dict[str, int]]] = []
-    for index, packed in enumerate(corpus.tokens):
-        counts = {t: packed.count(needle) for t, needle in needles.items() if needle in packed}
-        if counts:
-            matching.append((index, counts))
-            for term in counts:
-                frequency[term] += 1
-    idf = {t: math.log(1 + (n - f + 0.5) / (f + 0.5)) for t, f in frequency.items()}
-    today = now.timestamp()
-    scored = []
-    for index, counts in matching:
-        norm = K1 * (1 - B + B * corpus.length[index] / avgdl)
-        score = sum(weights[t] * idf[t] * tf * (K1 + 1) / (tf + norm) for t, tf in counts.items())
-        age_days = max((today - corpus.created[index]) / 86400, 0.0)
-        score *= 1 + RECENCY_WEIGHT * 0.5 ** (age_days / RECENCY_HALF_LIFE_DAYS)
-        scored.append((round(score, 6), index))
-    scored.sort(key=lambda pair: _order(corpus, *pair), reverse=True)
-    if limit is not None:
-        scored = scored[:limit]
-    return [
-        Hit(i, score, corpus.ref[i], corpus.file[i], corpus.line[i], corpus.text[i])
-        for score, i in scored
-    ]
-
-
-def _anywhere(term: str, corpus: Corpus) -> bool:
-    needle = f"{SEP}{term}{SEP}"
-    return any(needle in packed for packed in corpus.tokens)
-
-
-def _order(corpus: Corpus, score: float, i: int) -> tuple[float, float, int, str, str, int]:
-    return (
-        score,
-        corpus.created[i],
-        corpus.confidence[i],
-        corpus.ref[i],
-        corpus.file[i],
-        -corpus.line[i],
-    )

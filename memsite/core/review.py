@@ -21,30 +21,40 @@ from memsite.errors import AmbiguousIdError, EntryNotFoundError, InvalidInputErr
 _ID_INPUT_RE = re.compile(r"[0-9a-f][0-9a-f-]{3,35}")
 
 
-def match_id(ref: str, ids: Iterable[str]) -> str:
-    """The one id that ``ref`` (a full id or a prefix of 4+ hex characters) names."""
+def id_reference(ref: str) -> str:
+    """``ref`` as an id or id prefix to look up (lower case), or InvalidInputError."""
     value = ref.strip().lower()
     if not _ID_INPUT_RE.fullmatch(value) or sum(c != "-" for c in value[:4]) < 4:
         raise InvalidInputError(
             f"invalid id {ref[:80]!r}: give a full entry id or a prefix of at least 4 hex "
             "characters"
         )
-    known = ids if isinstance(ids, set | dict) else set(ids)
-    if value in known:
-        return value
-    matches = sorted(i for i in known if i.startswith(value))
+    return value
+
+
+def choose_id(ref: str, matches: Sequence[str], total: int | None = None) -> str:
+    """The one id among ``matches`` (sorted ids that start with ``ref``; ``total`` of them)."""
+    count = len(matches) if total is None else total
     if not matches:
         raise EntryNotFoundError(
             f"no entry with id {ref!r}: find ids with `memsite list` or `memsite search`"
         )
-    if len(matches) > 1:
+    if count > 1:
         shown = ", ".join(m[:13] for m in matches[:10])
-        more = f" and {len(matches) - 10} more" if len(matches) > 10 else ""
+        more = f" and {count - 10} more" if count > 10 else ""
         raise AmbiguousIdError(
-            f"id prefix {ref!r} matches {len(matches)} entries ({shown}{more}): "
-            "give more characters"
+            f"id prefix {ref!r} matches {count} entries ({shown}{more}): give more characters"
         )
     return matches[0]
+
+
+def match_id(ref: str, ids: Iterable[str]) -> str:
+    """The one id that ``ref`` (a full id or a prefix of 4+ hex characters) names."""
+    value = id_reference(ref)
+    known = ids if isinstance(ids, set | dict) else set(ids)
+    if value in known:
+        return value
+    return choose_id(ref, sorted(i for i in known if i.startswith(value)))
 
 
 def invalid_file_findings(invalid: Iterable[tuple[str, str]]) -> list[Finding]:
@@ -135,13 +145,21 @@ def secret_findings(entry: Entry, messages: Sequence[str], *, allowed: bool) -> 
 
 def counts(result: Compaction) -> dict[str, Any]:
     """Entries by status, in all and per category."""
-    by_status = dict.fromkeys(STATUSES, 0)
-    by_category = {c: dict.fromkeys(STATUSES, 0) for c in result.categories}
+    tally: dict[tuple[str, str], int] = {}
     for entry in result.entries:
-        status = result.status[entry.id]
-        by_status[status] += 1
-        by_category[entry.category][status] += 1
-    return {"entries": len(result.entries), **by_status, "categories": by_category}
+        pair = (entry.category, result.status[entry.id])
+        tally[pair] = tally.get(pair, 0) + 1
+    return counts_of(tally, result.categories)
+
+
+def counts_of(tally: Mapping[tuple[str, str], int], categories: Iterable[str]) -> dict[str, Any]:
+    """The shape of ``counts`` from (category, status) → number of entries."""
+    by_status = dict.fromkeys(STATUSES, 0)
+    by_category = {c: dict.fromkeys(STATUSES, 0) for c in categories}
+    for (category, status), number in tally.items():
+        by_status[status] += number
+        by_category.setdefault(category, dict.fromkeys(STATUSES, 0))[status] += number
+    return {"entries": sum(by_status.values()), **by_status, "categories": by_category}
 
 
 def prunable(result: Compaction, before: date, categories: Mapping[str, float]) -> set[str]:

@@ -164,8 +164,15 @@ def prefilter(text: str) -> bool:
     return len(text) >= 32 and any(_entropy_runs(text))
 
 
+@cache
+def _any_needle() -> re.Pattern[str]:
+    return re.compile("|".join(re.escape(n) for _, needles, _ in _SHAPES for n in needles))
+
+
 def match_shape(text: str) -> Iterator[SecretHit]:
     """Spans of the distinctive token formats in ``text``."""
+    if not _any_needle().search(text):  # one scan instead of one per literal
+        return
     for kind, needles, pattern in _SHAPES:
         if any(needle in text for needle in needles):
             for m in _re(pattern).finditer(text):

@@ -22,7 +22,7 @@ from memsite.storage.layout import Store
 if TYPE_CHECKING:
     from memsite.core.compaction import Finding
     from memsite.core.entry import Entry
-    from memsite.core.snapshot import Snapshot
+    from memsite.storage.index import Index
 
 __all__ = ["Memory", "State", "clock"]
 
@@ -57,9 +57,9 @@ class Memory:
         """Every entry read and compacted."""
         return self.model.state()
 
-    def snapshot(self) -> Snapshot:
-        """The slim read model of the active entries (see ``memory.state``)."""
-        return self.model.snapshot()
+    def index(self) -> Index:
+        """The indexed read model, up to date with entries/ (see ``storage.index``)."""
+        return self.model.synced()
 
     def fingerprint(self) -> str:
         return self.model.fingerprint()
@@ -70,10 +70,19 @@ class Memory:
 
     def resolve(self, ref: str) -> Entry:
         """An entry by full id or unique prefix of at least 4 hex characters."""
-        from memsite.core.review import match_id
+        from memsite.core.review import choose_id, id_reference
+        from memsite.errors import EntryNotFoundError
 
-        by_id = self.state().result.by_id
-        return by_id[match_id(ref, by_id)]
+        value = id_reference(ref)
+        index = self.index()
+        if not index.has_id(value):
+            matches = index.ids_with_prefix(value)
+            total = index.count_with_prefix(value) if len(matches) > 10 else None
+            value = choose_id(ref, matches, total)
+        entry = index.by_id(value)
+        if entry is None:  # removed meanwhile
+            raise EntryNotFoundError(f"no entry with id {ref!r}: it was removed meanwhile")
+        return entry
 
     # --- writing ----------------------------------------------------------------------------
 
@@ -184,11 +193,12 @@ class Memory:
 
         return upkeep.ensure_fresh(self)
 
-    def compact(self) -> dict[str, Any]:
-        """Rebuild compacted/ and index.md; prune expired daily logs and stale temporaries."""
+    def compact(self, full: bool = False) -> dict[str, Any]:
+        """Bring compacted/ and index.md up to date (``full``: re-read and rebuild everything);
+        prune expired daily logs and stale temporaries."""
         from memsite.memory import upkeep
 
-        return upkeep.compact(self)
+        return upkeep.compact(self, full)
 
     def findings(self) -> list[Finding]:
         from memsite.memory import upkeep
@@ -205,7 +215,11 @@ class Memory:
 
         upkeep.refuse_unreviewed_secrets(self, action)
 
-    def review(self) -> dict[str, Any]:
+    def review(self, full: bool = False) -> dict[str, Any]:
+        """Every finding; ``full`` re-reads every entry file first (finds in-place edits)."""
+        if full:
+            self.invalidate()
+            self.model.synced(full=True)
         return {"findings": [f.as_dict() for f in self.findings()]}
 
     def status(self) -> dict[str, Any]:

@@ -6,19 +6,18 @@ every string (unknown keys too), plus the fields the operation adds.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from memsite.core.entry import Entry, check_name
 from memsite.core.secrets import redact, redact_object
-from memsite.core.text import normalize, word_tokens
 from memsite.errors import InvalidInputError
 from memsite.storage.daily import daily_logs, log_lines
-from memsite.storage.entries import read_entry
 
 if TYPE_CHECKING:
-    from memsite.core.ranking import Corpus
     from memsite.memory import Memory
+    from memsite.storage.index import Row
 
 QUERY_MAX = 1000
 
@@ -30,8 +29,12 @@ def entry_json(entry: Entry, **extra: Any) -> dict[str, Any]:
 
 
 def read(memory: Memory, ref: str) -> dict[str, Any]:
+    from memsite.core.compaction import compact
+
     entry = memory.resolve(ref)
-    result = memory.state().result
+    # A status depends only on the entries linked to it (see storage.index): compacting them
+    # alone gives what a full compaction would.
+    result = compact(memory.index().component_entries(entry.id), ())
     return entry_json(
         entry,
         status=result.status[entry.id],
@@ -62,18 +65,23 @@ def list_entries(
     include_all: bool = False,
     limit: int | None = None,
 ) -> list[dict[str, Any]]:
-    result = memory.state().result
     tag = _check_filters(category, tag)
-    chosen = [
-        e
-        for e in (result.entries if include_all else result.active())
-        if (category is None or e.category == category) and (tag is None or tag in e.tags)
-    ]
+    if include_all:
+        result = memory.state().result
+        pool = [e for e in result.entries if category is None or e.category == category]
+    else:
+        from memsite.core.compaction import order
+
+        pool = order(row.entry() for row in memory.index().active(category))
+    chosen = [e for e in pool if tag is None or tag in e.tags]
     if limit is not None:
         chosen = chosen[: max(limit, 0)]
     if include_all:
         return [entry_json(e, status=result.status[e.id]) for e in chosen]
     return [entry_json(e) for e in chosen]
+
+
+CANDIDATES = 200  # entries FTS5 hands to the ranking
 
 
 def search(
@@ -84,56 +92,63 @@ def search(
     include_all: bool = False,
     daily: bool = False,
 ) -> list[dict[str, Any]]:
-    from memsite.core.ranking import entry_corpus, rank
+    from memsite.core import ranking
+    from memsite.core.stem import terms as analyze
 
     if not query.strip():
         raise InvalidInputError("search query is empty: give words to look for")
     if len(query) > QUERY_MAX:
         raise InvalidInputError(f"search query is over {QUERY_MAX} characters: shorten it")
     _check_filters(category)
-    if include_all:
-        pool = memory.state().result.entries
-        corpus = entry_corpus(e for e in pool if category is None or e.category == category)
-    else:
-        corpus = memory.snapshot().corpus(category)
-    if daily:
-        _add_daily_lines(memory, corpus)
-    out: list[dict[str, Any]] = []
-    for hit in rank(corpus, query, memory.now(), limit=max(limit, 0)):
-        if not hit.ref:
-            text = redact(hit.text)
-            out.append(
-                {
-                    "source": "daily",
-                    "file": hit.file,
-                    "line": hit.line,
-                    "text": text,
-                    "score": hit.score,
-                }
+    index = memory.index()
+    plan = ranking.plan(query, index.document_frequency, index.words_near)
+    found = index.candidates(
+        [list(t.alternatives) for t in plan],
+        category=category,
+        include_all=include_all,
+        limit=CANDIDATES,
+    )
+    stats = ranking.Stats(
+        index.entry_count(),
+        index.average_length(),
+        index.document_frequency({a for t in plan for a in t.alternatives}),
+    )
+    today = memory.now().timestamp()
+    scored: list[tuple[tuple[float, float, int, str, str, int], dict[str, Any] | Row]] = []
+    for candidate in found:
+        row = candidate.row
+        value = ranking.score(
+            plan,
+            candidate.body.split(),
+            candidate.meta.split(),
+            stats,
+            (today - row.created) / 86400,
+        )
+        if value > 0:
+            scored.append(
+                ((round(value, 6), row.created, row.confidence, row.id, row.file, 0), row)
             )
-            continue
-        entry = _load_hit(memory, hit.ref, hit.file)
-        if entry is None:
-            continue  # removed or broken since the snapshot was taken
-        if include_all:
-            status = memory.state().result.status[entry.id]
-            out.append(entry_json(entry, score=hit.score, status=status))
+    if daily:
+        for file, number, text, created in _daily_lines(memory):
+            value = ranking.score(plan, analyze(text), (), stats, (today - created) / 86400)
+            if value > 0:
+                line = {"source": "daily", "file": file, "line": number, "text": redact(text)}
+                scored.append(((round(value, 6), created, 0, "", file, -number), line))
+    scored.sort(key=lambda pair: pair[0], reverse=True)
+    out: list[dict[str, Any]] = []
+    for key, hit in scored[: max(limit, 0)]:
+        if isinstance(hit, dict):
+            out.append({**hit, "score": key[0]})
+        elif include_all:
+            out.append(entry_json(hit.entry(), score=key[0], status=hit.status))
         else:
-            out.append(entry_json(entry, score=hit.score))
+            out.append(entry_json(hit.entry(), score=key[0]))
     return out
 
 
-def _load_hit(memory: Memory, ref: str, filename: str) -> Entry | None:
-    state = memory.model.loaded()
-    if state is not None:
-        return state.result.by_id.get(ref)
-    return read_entry(memory.store, filename)
-
-
-def _add_daily_lines(memory: Memory, corpus: Corpus) -> None:
+def _daily_lines(memory: Memory) -> Iterator[tuple[str, int, str, float]]:
     for day, path in daily_logs(memory.store):
         created = datetime(day.year, day.month, day.day, tzinfo=UTC).timestamp()
         for number, line in enumerate(log_lines(path), 1):
             if line.startswith("- "):
-                tokens = word_tokens(normalize(line[2:]))
-                corpus.add(tokens, created, file=f"daily/{path.name}", line=number, text=line[2:])
+                yield f"daily/{path.name}", number, line[2:], created

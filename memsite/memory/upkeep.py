@@ -9,8 +9,10 @@ and should cost no more than that.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import zlib
+from collections.abc import Iterable, Mapping
 from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -28,6 +30,7 @@ from memsite.storage.files import (
 if TYPE_CHECKING:
     from memsite.core.compaction import Finding
     from memsite.memory import Memory
+    from memsite.storage.layout import Store
 
 
 def _stamp(memory: Memory) -> dict[str, str]:
@@ -40,8 +43,11 @@ def _stamp(memory: Memory) -> dict[str, str]:
 
 def is_fresh(memory: Memory) -> bool:
     store = memory.store
+    saved = memory.model.caches.load_state()
+    if not isinstance(saved, dict):
+        return False
     return (
-        memory.model.caches.load_state() == _stamp(memory)
+        {k: saved.get(k) for k in ("entries", "config", "version")} == _stamp(memory)
         and store.index_path.is_file()
         and store.compacted_dir.is_dir()
     )
@@ -57,56 +63,126 @@ def _is_generated(path: Path) -> bool:
         return False
 
 
-def _write_views(memory: Memory) -> tuple[list[str], list[str]]:
-    from memsite.core.budget import render_index
-    from memsite.core.markdown import compacted_files
+def _index_text(memory: Memory, budget: int) -> str:
+    from memsite.core.budget import render_items
+    from memsite.core.compaction import category_order
 
-    store, result = memory.store, memory.state().result
+    index = memory.index()
+    with index.read_transaction():
+        items = index.index_items()
+        present = index.categories_present()
+        sections = {
+            c: items[c] for c in category_order(memory.config.categories, present) if c in items
+        }
+        return render_items(sections, memory.config.categories, budget, index.index_bullets)
+
+
+def _view_stats(store: Store, names: Iterable[str]) -> dict[str, list[int]]:
+    """Size and mtime of each view file that exists (to notice one edited or removed)."""
+    found = {}
+    for name in names:
+        path = store.root / name
+        with contextlib.suppress(OSError):
+            info = path.stat()
+            found[name] = [info.st_size, info.st_mtime_ns]
+    return found
+
+
+def _write_views(
+    memory: Memory, full: bool, known: Mapping[str, Any]
+) -> tuple[list[str], list[str], int]:
+    """Rewrite the views: every one when ``full``, else those of the categories that changed
+    and any view file that is not as it was written (``known``: its recorded size and mtime).
+
+    Either way the bytes are those a full rebuild writes (tests compare the two).
+    """
+    from memsite.core.markdown import compacted_text
+
+    store = memory.store
+    index = memory.index()
+    generation, everything, dirty = index.dirty()
+    full = full or everything
+    configured = list(memory.config.categories)
+    now = _view_stats(store, _view_names(configured))
+    chosen = [
+        c
+        for c in configured
+        if full or c in dirty or now.get(f"compacted/{c}.md") != known.get(f"compacted/{c}.md")
+    ]
     written: list[str] = []
     removed: list[str] = []
-    files = compacted_files(result, memory.config.categories)
-    for name, text in files.items():
+    for category in chosen:
+        name = f"{category}.md"
+        text = compacted_text(category, index.view_bullets(category))
         if replace_if_changed(store.compacted_dir / name, text.encode(), tmp_dir=store.tmp_dir):
             written.append(f"compacted/{name}")
-    for path in sorted(store.compacted_dir.glob("*.md")):
-        if path.name not in files and _is_generated(path):
-            path.unlink(missing_ok=True)
-            removed.append(f"compacted/{path.name}")
-    index = render_index(result, memory.config.categories, memory.config.budget)
-    if replace_if_changed(store.index_path, index.encode(), tmp_dir=store.tmp_dir):
-        written.append("index.md")
-    return written, removed
+    if full:
+        names = {f"{c}.md" for c in configured}
+        for path in sorted(store.compacted_dir.glob("*.md")):
+            if path.name not in names and _is_generated(path):
+                path.unlink(missing_ok=True)
+                removed.append(f"compacted/{path.name}")
+    if full or dirty or now.get("index.md") != known.get("index.md"):
+        text = _index_text(memory, memory.config.budget)
+        if replace_if_changed(store.index_path, text.encode(), tmp_dir=store.tmp_dir):
+            written.append("index.md")
+    return written, removed, generation
 
 
-def compact(memory: Memory) -> dict[str, Any]:
-    """Rebuild compacted/ and index.md; prune expired daily logs and stale temporaries."""
-    from memsite.core.review import counts
+def compact(memory: Memory, full: bool = False) -> dict[str, Any]:
+    """Bring compacted/ and index.md up to date; prune expired daily logs and stale temporaries.
 
-    state = memory.state()
-    memory.model.refresh_snapshot()
+    Only the views of categories whose active entries changed are rendered again, unless
+    ``full`` (which also re-hashes every entry file to find files edited in place), the
+    config or memsite changed, or the index was rebuilt.
+    """
+    from memsite.core.compaction import category_order
+    from memsite.core.review import counts_of
+
+    index = memory.model.synced(full=full)
     store = memory.store
+    stamp = _stamp(memory)
+    saved = memory.model.caches.load_state()
+    same_base = (
+        isinstance(saved, dict)
+        and isinstance(saved.get("views"), dict)
+        and saved.get("config") == stamp["config"]
+        and saved.get("version") == stamp["version"]
+        and str(saved.get("entries", "")).split(":")[0] == stamp["entries"].split(":")[0]
+        and store.compacted_dir.is_dir()
+    )
     try:
-        written, removed = _write_views(memory)
+        known = saved["views"] if same_base else {}
+        written, removed, generation = _write_views(memory, full or not same_base, known)
         pruned = _prune_daily(memory, dry_run=False)
-        folders = [
-            store.tmp_dir,
-            store.root,
-            store.entries_dir,
-            store.compacted_dir,
-            store.cache_dir,
-        ]
+        folders = [store.tmp_dir, store.root, store.compacted_dir, store.cache_dir]
+        if index.has_temporaries():  # listing 100k names costs ~0.1 s: only when worth it
+            folders.append(store.entries_dir)
         temporaries = remove_files(stale_temporaries(folders, memory.now().timestamp()))
-        memory.model.caches.save_state(_stamp(memory))
+        index.views_written(generation)
+        views = _view_stats(store, _view_names(memory.config.categories))
+        memory.model.caches.save_state(
+            {**stamp, "entries": _fingerprint_at(stamp, generation), "views": views}
+        )
     except OSError as exc:
         raise StorageError(f"cannot write derived files in {store.root}: {exc.strerror}") from None
+    categories = category_order(memory.config.categories, index.categories_present())
     return {
-        **counts(state.result),
-        "invalid": len(state.scan.invalid),
+        **counts_of(index.tally(), categories),
+        "invalid": len(index.invalid()),
         "written": written,
         "removed": removed,
         "pruned_daily": pruned,
         "removed_temporaries": temporaries,
     }
+
+
+def _view_names(categories: Iterable[str]) -> list[str]:
+    return ["index.md", *(f"compacted/{c}.md" for c in categories)]
+
+
+def _fingerprint_at(stamp: dict[str, str], generation: int) -> str:
+    return f"{stamp['entries'].split(':')[0]}:{generation}"
 
 
 def ensure_fresh(memory: Memory) -> bool:
@@ -140,11 +216,7 @@ def context(memory: Memory, budget: int | None = None) -> tuple[str, list[str]]:
             return memory.store.index_path.read_text(encoding="utf-8"), warnings
         except (OSError, UnicodeDecodeError):
             pass  # removed meanwhile: build it below
-    from memsite.core.budget import render_index
-
-    text = render_index(
-        memory.state().result, memory.config.categories, budget or memory.config.budget
-    )
+    text = _index_text(memory, budget or memory.config.budget)
     return text, warnings
 
 

@@ -11,17 +11,17 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from memsite.core.entry import build_entry, check_name, check_text, is_uuid
-from memsite.core.review import match_id
+from memsite.core.review import choose_id, id_reference
 from memsite.core.secrets import ALLOW_KEY, refusal
 from memsite.core.similarity import NEAR_DUPLICATE_THRESHOLD, similar_to, token_set
-from memsite.core.snapshot import Snapshot, content_digest
 from memsite.core.text import normalize, split_names
 from memsite.errors import InvalidInputError, SecretFoundError
 from memsite.storage.daily import append_log
-from memsite.storage.entries import delete_entry_file, read_entry, write_entry, write_lock
+from memsite.storage.entries import delete_entry_file, write_entry, write_lock
 
 if TYPE_CHECKING:
     from memsite.memory import Memory
+    from memsite.storage.index import Index
 
 
 def refuse_secrets(fields: dict[str, str | None], tags: Iterable[str], allow: bool) -> bool:
@@ -32,46 +32,26 @@ def refuse_secrets(fields: dict[str, str | None], tags: Iterable[str], allow: bo
     return reason is not None
 
 
-def _targets(snapshot: Snapshot, supersedes: Iterable[str]) -> tuple[list[str], list[str]]:
+def _targets(index: Index, supersedes: Iterable[str]) -> tuple[list[str], list[str]]:
     """Full ids of the entries superseded, and warnings for ids not in this checkout."""
     targets: list[str] = []
     warnings: list[str] = []
     for ref in supersedes:
         ref = ref.strip()
-        if is_uuid(ref) and ref.lower() not in snapshot.ids:
-            targets.append(ref.lower())
+        value = id_reference(ref)
+        if index.has_id(value):
+            targets.append(value)
+        elif is_uuid(ref):
+            targets.append(value)
             warnings.append(
-                f"supersedes {ref.lower()}, which is not in this checkout "
+                f"supersedes {value}, which is not in this checkout "
                 "(fine if it lives on another branch)"
             )
         else:
-            targets.append(match_id(ref, snapshot.ids))
+            matches = index.ids_with_prefix(value)
+            total = index.count_with_prefix(value) if len(matches) > 10 else None
+            targets.append(choose_id(ref, matches, total))
     return targets, warnings
-
-
-def _existing_duplicate(
-    memory: Memory, snapshot: Snapshot, peers: list[int], normalized: str
-) -> int | None:
-    """The row of an active entry saying the same, confirmed against its file."""
-    digest = content_digest(normalized)
-    for i in peers:
-        if snapshot.digest[i] == digest:
-            entry = read_entry(memory.store, snapshot.filename[i])
-            if entry is not None and entry.normalized == normalized:
-                return i
-    return None
-
-
-def _near_duplicates(snapshot: Snapshot, peers: list[int], normalized: str) -> list[dict[str, Any]]:
-    mine = token_set(normalized)
-    # Jaccard ≥ t needs set sizes within a factor t: filter on the stored sizes first.
-    low, high = len(mine) * NEAR_DUPLICATE_THRESHOLD, len(mine) / NEAR_DUPLICATE_THRESHOLD
-    candidates = [
-        (snapshot.id[i], snapshot.content_words(i))
-        for i in peers
-        if low <= snapshot.words[i] <= high
-    ]
-    return [{"id": i, "similarity": s} for i, s in similar_to(mine, candidates)]
 
 
 def add(
@@ -96,8 +76,8 @@ def add(
     allowed = refuse_secrets({"content": content, **fields}, as_given, allow_secret)
     with write_lock(memory.store):
         memory.invalidate()  # what other writers added before the lock counts
-        snapshot = memory.snapshot()
-        targets, warnings = _targets(snapshot, supersedes)
+        index = memory.index()
+        targets, warnings = _targets(index, supersedes)
         obj = build_entry(
             content=content,
             category=category,
@@ -112,14 +92,17 @@ def add(
             obj[ALLOW_KEY] = True
         normalized = normalize(content)
         replaced = set(targets)
-        peers = [i for i in snapshot.rows(category) if snapshot.id[i] not in replaced]
-        same = _existing_duplicate(memory, snapshot, peers, normalized)
+        same = index.same_content(category, normalized, replaced)
         if same is not None:
-            path = memory.store.entry_path(snapshot.filename[same])
-            return _answer("duplicate", snapshot.id[same], str(path), [], warnings)
-        near = _near_duplicates(snapshot, peers, normalized)
+            path = memory.store.entry_path(same.file)
+            return _answer("duplicate", same.id, str(path), [], warnings)
+        mine = token_set(normalized)
+        candidates = index.near_candidates(category, mine, NEAR_DUPLICATE_THRESHOLD, replaced)
+        near = [{"id": i, "similarity": s} for i, s in similar_to(mine, candidates)]
+        before = index.before_write()
         path, obj = write_entry(memory.store, obj)
-        memory.model.wrote(snapshot, path, obj)
+        memory.invalidate()
+        index.wrote(path, before)
     return _answer("written", obj["id"], str(path), near, warnings)
 
 
@@ -161,11 +144,16 @@ def amend(
 
 def delete(memory: Memory, ref: str) -> dict[str, Any]:
     """Remove an entry file; report the entries that come back because of it."""
+    from memsite.core.compaction import compact
+
     entry = memory.resolve(ref)
-    before = {e.id for e in memory.state().result.active()}
+    index = memory.index()
+    linked = index.component_entries(entry.id)
+    before = {e.id for e in compact(linked, ()).active()}
     path = delete_entry_file(memory.store, entry.filename)
     memory.invalidate()
-    revived = [e.id for e in memory.state().result.active() if e.id not in before]
+    after = compact(memory.index().entries_with_ids({e.id for e in linked}), ()).active()
+    revived = [e.id for e in after if e.id not in before]
     return {"status": "deleted", "id": entry.id, "path": str(path), "revived": revived}
 
 

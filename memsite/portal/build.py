@@ -30,11 +30,11 @@ from memsite.core.compaction import Finding
 from memsite.errors import MemsiteError
 from memsite.portal.frames import render_frames
 from memsite.portal.model import Portal, PortalCache, build_portal, secret_ids
-from memsite.portal.parallel import Task, can_fork
 from memsite.portal.render import Renderer
 from memsite.portal.resources import lunr_js
 from memsite.portal.searchdata import search_files
 from memsite.portal.site import MARKER, Site
+from memsite.storage.parallel import Task, can_fork
 
 if TYPE_CHECKING:
     from memsite.memory import Memory

@@ -1,6 +1,6 @@
-"""The derived caches under ``cache/``: the read model snapshot, the views' freshness stamp and the
-secret-scan verdicts. Each is an optimisation: unreadable, stale or missing means "rebuild",
-and a store whose cache cannot be written still works.
+"""The small derived caches under ``cache/`` (the index has its own module, ``storage.index``):
+the views' freshness stamp and the secret-scan verdicts. Each is an optimisation: unreadable,
+stale or missing means "rebuild", and a store whose cache cannot be written still works.
 """
 
 from __future__ import annotations
@@ -8,18 +8,14 @@ from __future__ import annotations
 import contextlib
 import json
 import marshal
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from memsite import __version__
 from memsite.errors import StorageError
 from memsite.storage.files import replace_if_changed
 from memsite.storage.layout import Store
 
-if TYPE_CHECKING:
-    from memsite.core.snapshot import Snapshot
-
 STATE_FILE = "state.json"
-SNAPSHOT_FILE = "snapshot.marshal"
 SECRETS_FILE = "secrets.marshal"
 _SECRETS_VERSION = 2
 Verdicts = dict[str, tuple[int, list[str]]]
@@ -30,37 +26,12 @@ class Caches:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.snapshot_path = store.cache_dir / SNAPSHOT_FILE
         self.state_path = store.cache_dir / STATE_FILE
         self.secrets_path = store.cache_dir / SECRETS_FILE
 
     def _save(self, path: Any, data: bytes) -> None:
         with contextlib.suppress(StorageError):
             replace_if_changed(path, data, tmp_dir=self.store.tmp_dir)
-
-    # --- the read model ---------------------------------------------------------------------
-
-    def load_snapshot(self, fingerprint: str) -> Snapshot | None:
-        from memsite.core.snapshot import Snapshot
-
-        try:
-            with open(self.snapshot_path, "rb") as handle:
-                return Snapshot.load(handle.read(), fingerprint)
-        except OSError:
-            return None
-
-    def snapshot_fingerprint(self) -> str:
-        """The fingerprint the saved snapshot was made for (its first line), or ''."""
-        from memsite.core.snapshot import Snapshot
-
-        try:
-            with open(self.snapshot_path, "rb") as handle:
-                return Snapshot.fingerprint_of(handle.read(64))
-        except OSError:
-            return ""
-
-    def save_snapshot(self, snapshot: Snapshot) -> None:
-        self._save(self.snapshot_path, snapshot.dump())
 
     # --- freshness of the views -------------------------------------------------------------
 
@@ -70,7 +41,7 @@ class Caches:
         except (OSError, ValueError):
             return None
 
-    def save_state(self, stamp: dict[str, str]) -> None:
+    def save_state(self, stamp: dict[str, Any]) -> None:
         """Unlike the others this one must land: a view written without it looks stale."""
         replace_if_changed(
             self.state_path,

@@ -3,14 +3,13 @@
 Entry files are only ever created (atomically, with ``os.link``) or deleted on request; nothing
 here rewrites one. Reading is safe for any folder content: a file is ``lstat``-ed first, links
 and other non-files are reported, a file over the size limit is reported without being read,
-and a file that cannot be parsed is reported with the reason. The parse cache under
-``cache/`` keeps reads of large stores fast and is always safe to delete.
+and a file that cannot be parsed is reported with the reason. Commands read through the
+index (``storage.index``); ``scan`` reads every file afresh.
 """
 
 from __future__ import annotations
 
 import contextlib
-import marshal
 import os
 import zlib
 from collections.abc import Callable, Iterable, Iterator
@@ -20,10 +19,9 @@ from pathlib import Path
 from stat import S_ISLNK, S_ISREG
 from typing import Any
 
-from memsite import __version__
 from memsite.core.entry import Entry, filename_for, parse_created, parse_entry, serialize
 from memsite.errors import InvalidEntryFileError, StorageError
-from memsite.storage.files import link_new, read_bounded, replace_if_changed, unlink
+from memsite.storage.files import link_new, read_bounded, unlink
 from memsite.storage.layout import Store
 
 try:
@@ -31,8 +29,6 @@ try:
 except ImportError:  # pragma: no cover - Windows has no flock; writes are then unlocked
     fcntl = None  # type: ignore[assignment]
 
-_CACHE_VERSION = 6
-CACHE_FILE = "entries.marshal"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _SECOND = timedelta(seconds=1)
 
@@ -123,7 +119,8 @@ def listing(store: Store) -> list[tuple[str, str, os.stat_result]]:
     return found
 
 
-def _entry_to_cache(entry: Entry) -> tuple[Any, ...]:
+def entry_row(entry: Entry) -> tuple[Any, ...]:
+    """An entry as plain values (what the index stores, marshalled), ``entry_from_row``'s input."""
     return (
         entry.id,
         entry.category,
@@ -141,7 +138,7 @@ def _entry_to_cache(entry: Entry) -> tuple[Any, ...]:
     )
 
 
-def _entry_from_cache(row: tuple[Any, ...], filename: str) -> Entry:
+def entry_from_row(row: tuple[Any, ...], filename: str) -> Entry:
     created = _EPOCH + timedelta(seconds=row[2], microseconds=row[3])
     return Entry(
         id=row[0],
@@ -161,21 +158,37 @@ def _entry_from_cache(row: tuple[Any, ...], filename: str) -> Entry:
     )
 
 
-def _parse_file(path: str, name: str, limit: int) -> tuple[Any, str | None]:
+def parse_file(data: bytes, name: str, limit: int) -> tuple[Any, str | None]:
+    """(entry_row, None) for a valid entry file's bytes, else (None, why it is unusable)."""
+    if len(data) > limit:
+        return None, f"is {len(data)} bytes, over the {limit} byte limit of an entry file"
+    if not _encodable(name):
+        return None, "has a file name that is not valid UTF-8 (rename it)"
     try:
-        data = read_bounded(path, limit)
-        return _entry_to_cache(parse_entry(data, name)), None
+        return entry_row(parse_entry(data, name)), None
     except InvalidEntryFileError as exc:
         return None, str(exc)
+
+
+def read_file(path: str | Path, name: str, limit: int) -> tuple[Any, str | None]:
+    try:
+        data = read_bounded(path, limit)
     except OverflowError as exc:
         return None, f"is {exc.args[0]} bytes, over the {limit} byte limit of an entry file"
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror})"
-    except (ValueError, TypeError) as exc:  # the cache cannot hold it (marshal's limits)
-        return None, f"cannot be read ({exc})"
+    return parse_file(data, name, limit)
 
 
-def _usable(name: str, info: os.stat_result, limit: int) -> str | None:
+def _encodable(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def unusable(info: os.stat_result, limit: int) -> str | None:
     """Why a directory item cannot be an entry file (before reading it), or None."""
     if S_ISLNK(info.st_mode):
         return "is a symbolic link (entries must be files)"
@@ -187,10 +200,7 @@ def _usable(name: str, info: os.stat_result, limit: int) -> str | None:
 
 
 def scan(store: Store) -> Scan:
-    """Read every entries/*.json; unusable files are reported, never touched."""
-    cache_path = store.cache_dir / CACHE_FILE
-    cache = _load_cache(cache_path)
-    fresh: dict[str, tuple[int, int, Any, str | None]] = {}
+    """Read every entries/*.json, with no cache at all; unusable files are reported."""
     entries: list[Entry] = []
     invalid: list[InvalidFile] = []
     stamps: list[str] = []
@@ -199,36 +209,15 @@ def scan(store: Store) -> Scan:
         stamp = _stamp(name, info)
         if stamp is not None:
             stamps.append(stamp)
-        problem = _usable(name, info, limit)
-        if problem is not None:
-            invalid.append(InvalidFile(name, problem))
-            continue
-        hit = cache.get(name)
-        if hit is not None and hit[0] == info.st_size and hit[1] == info.st_mtime_ns:
-            row, error = hit[2], hit[3]
+        problem = unusable(info, limit)
+        row = None
+        if problem is None:
+            row, problem = read_file(path, name, limit)
+        if problem is not None or row is None:
+            invalid.append(InvalidFile(name, problem or "cannot be read"))
         else:
-            row, error = _parse_file(path, name, limit)
-        fresh[name] = (info.st_size, info.st_mtime_ns, row, error)
-        if error is not None:
-            invalid.append(InvalidFile(name, error))
-        else:
-            entries.append(_entry_from_cache(row, name))
-    if fresh != cache:
-        _save_cache(store, cache_path, fresh)
+            entries.append(entry_from_row(row, name))
     return Scan(entries, invalid, combine_stamps(stamps))
-
-
-def fingerprint(store: Store) -> str:
-    """The same fingerprint as ``scan()`` gives, from names and stat data only (no reads)."""
-    stamps = (_stamp(name, info) for name, _, info in listing(store))
-    return combine_stamps(s for s in stamps if s is not None)
-
-
-def file_stamp(path: Path) -> str:
-    stamp = _stamp(path.name, path.lstat())
-    if stamp is None:
-        raise StorageError(f"{path} is not a regular file")
-    return stamp
 
 
 def read_entry(store: Store, filename: str) -> Entry | None:
@@ -238,27 +227,6 @@ def read_entry(store: Store, filename: str) -> Entry | None:
         return parse_entry(data, filename)
     except (OSError, OverflowError, InvalidEntryFileError, StorageError):
         return None
-
-
-def _load_cache(path: Path) -> dict[str, tuple[int, int, Any, str | None]]:
-    try:
-        with open(path, "rb") as handle:
-            version, data = marshal.loads(handle.read())
-    except (OSError, EOFError, ValueError, TypeError):
-        return {}
-    if version != (_CACHE_VERSION, __version__) or not isinstance(data, dict):
-        return {}
-    return data
-
-
-def _save_cache(
-    store: Store, path: Path, data: dict[str, tuple[int, int, Any, str | None]]
-) -> None:
-    # The cache is an optimisation: a read-only store still works without it.
-    with contextlib.suppress(StorageError, ValueError):
-        replace_if_changed(
-            path, marshal.dumps(((_CACHE_VERSION, __version__), data)), tmp_dir=store.tmp_dir
-        )
 
 
 # --- fingerprints -------------------------------------------------------------------------------

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
+import shutil
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+from memsite.core.compaction import compact
 from memsite.memory import Memory
+from memsite.storage.entries import scan
 from memsite.storage.layout import Store
 from tests.conftest import Clock, make_entry, write_raw
 
@@ -102,10 +105,10 @@ def test_prune_does_not_revive_a_duplicate(store_root: Path, clock: Clock) -> No
     assert [e["id"] for e in open_memory(store_root, clock).list_entries()] == [newest]
 
 
-def test_snapshot_follows_writes_from_other_processes(store_root: Path, clock: Clock) -> None:
+def test_index_follows_writes_from_other_processes(store_root: Path, clock: Clock) -> None:
     memory = open_memory(store_root, clock)
     memory.add("The cache is Redis 7", "architecture")
-    assert (store_root / "cache" / "snapshot.marshal").exists()
+    assert (store_root / "cache" / "index.sqlite3").exists()
     # another tool drops an entry in: the next search must see it
     write_raw(
         store_root, make_entry("Queue is RabbitMQ", id="12345678-1234-4234-8234-123456789abc")
@@ -117,7 +120,7 @@ def test_snapshot_follows_writes_from_other_processes(store_root: Path, clock: C
     assert open_memory(store_root, clock).search("rabbitmq") == []
 
 
-def test_incremental_snapshot_matches_a_full_rebuild(store_root: Path, clock: Clock) -> None:
+def test_incremental_index_matches_a_full_rebuild(store_root: Path, clock: Clock) -> None:
     memory = open_memory(store_root, clock)
     ids = []
     for i in range(12):
@@ -127,11 +130,12 @@ def test_incremental_snapshot_matches_a_full_rebuild(store_root: Path, clock: Cl
         ids.append(
             memory.add(f"fact {i % 5} about things", "conventions", supersedes=sup, key=key)["id"]
         )
-    incremental = Memory(memory.store, memory.config, clock).snapshot()
-    (store_root / "cache" / "snapshot.marshal").unlink()
-    rebuilt = Memory(memory.store, memory.config, clock).snapshot()
-    assert incremental.fingerprint == rebuilt.fingerprint
-    assert incremental.id == rebuilt.id and incremental.ids == rebuilt.ids
+    incremental = Memory(memory.store, memory.config, clock).index().statuses()
+    shutil.rmtree(store_root / "cache")
+    rebuilt = Memory(memory.store, memory.config, clock).index().statuses()
+    full = compact(scan(memory.store).entries, ())
+    assert incremental == rebuilt == {e.filename: full.status[e.id] for e in full.entries}
+    assert set(incremental.values()) >= {"active", "superseded", "duplicate"}
 
 
 def test_search_ranks_tags_and_key_and_prefers_exact_over_fuzzy(
@@ -145,9 +149,9 @@ def test_search_ranks_tags_and_key_and_prefers_exact_over_fuzzy(
     keyed = memory.add("Charts are linted in CI", "operations", key="helm")["id"]
     clock.tick()
     memory.add("Nothing to see here", "operations")
-    memory.add("The charts use helms, a typo", "decisions")
+    memory.add("The charts use holm, a typo", "decisions")
     hits = memory.search("helm")
-    # an exact match exists, so the typo neighbour "helms" is not pulled in
+    # an exact match exists, so the typo neighbour "holm" is not pulled in
     assert [h["id"] for h in hits][2:] == [plain]
     assert {h["id"] for h in hits[:2]} == {tagged, keyed}
     assert hits[1]["score"] > hits[2]["score"] > 0

@@ -1,0 +1,158 @@
+"""Search quality on the evaluation set: recall@3 and MRR@5 of memsite's search and of a plain
+SQLite FTS5 baseline, overall and per kind of question (plain, paraphrase, typo).
+
+The set (``part_*.jsonl`` beside this file) holds facts written in our own words from public
+AGENTS.md, CLAUDE.md, CONTRIBUTING and ADR files of well-known repositories, and questions a
+developer or agent would ask, each with the one fact that answers it.
+
+Run: ``python benchmarks/eval/run_eval.py [--json]``. To measure another memsite (an earlier
+commit, say), run it with that checkout first on ``PYTHONPATH``; the script uses only the public
+API (``Memory.open``, ``Memory.add``, ``Memory.search``).
+
+The baseline is what a plain FTS5 search gives: ``tokenize='porter unicode61'`` over content,
+tags and key, the question's words AND-ed, then OR-ed when AND finds nothing, ranked by BM25.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sqlite3
+import sys
+import tempfile
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+
+
+def load() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    facts: list[dict[str, Any]] = []
+    questions: list[dict[str, Any]] = []
+    for path in sorted(HERE.glob("part_*.jsonl")):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                item = json.loads(line)
+                (facts if item["type"] == "fact" else questions).append(item)
+    return facts, questions
+
+
+class Clock:
+    """Facts a few hours apart, so recency plays the small part it plays in a real store."""
+
+    def __init__(self) -> None:
+        self.moment = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def __call__(self) -> datetime:
+        self.moment += timedelta(hours=3)
+        return self.moment
+
+
+def memsite_system(facts: list[dict[str, Any]], root: Path) -> Callable[[str], list[str]]:
+    from memsite.memory import Memory
+    from memsite.storage.layout import Store
+
+    Store.init(root / ".memsite")
+    clock = Clock()
+    memory = Memory.open(str(root / ".memsite"), now=clock)
+    ids: dict[str, str] = {}
+    for fact in facts:
+        answer = memory.add(
+            fact["content"],
+            fact["category"],
+            tags=fact.get("tags") or [],
+            key=fact.get("key"),
+            allow_secret=True,
+        )
+        ids[answer["id"]] = fact["id"]
+
+    def search(question: str) -> list[str]:
+        fresh = Memory.open(str(root / ".memsite"), now=clock)
+        return [ids.get(hit["id"], "?") for hit in fresh.search(question, limit=5)]
+
+    return search
+
+
+def fts5_system(facts: list[dict[str, Any]]) -> Callable[[str], list[str]]:
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE VIRTUAL TABLE f USING fts5(id UNINDEXED, text, tokenize='porter unicode61')")
+    db.executemany(
+        "INSERT INTO f(id, text) VALUES (?, ?)",
+        [
+            (f["id"], " ".join([f["content"], *(f.get("tags") or []), f.get("key") or ""]))
+            for f in facts
+        ],
+    )
+
+    def search(question: str) -> list[str]:
+        words = re.findall(r"\w+", question.lower())
+        if not words:
+            return []
+        quoted = ['"' + w.replace('"', '""') + '"' for w in words]
+        for joiner in (" AND ", " OR "):
+            rows = db.execute(
+                "SELECT id FROM f WHERE f MATCH ? ORDER BY bm25(f) LIMIT 5", (joiner.join(quoted),)
+            ).fetchall()
+            if rows:
+                return [r[0] for r in rows]
+        return []
+
+    return search
+
+
+def measure(
+    search: Callable[[str], list[str]], questions: list[dict[str, Any]]
+) -> dict[str, dict[str, float]]:
+    kinds: dict[str, list[tuple[int, float]]] = {}
+    for q in questions:
+        found = search(q["question"])
+        rank = found.index(q["answer"]) + 1 if q["answer"] in found else 0
+        hit3 = int(0 < rank <= 3)
+        reciprocal = 1 / rank if 0 < rank <= 5 else 0.0
+        for kind in ("all", q["kind"]):
+            kinds.setdefault(kind, []).append((hit3, reciprocal))
+    return {
+        kind: {
+            "questions": len(rows),
+            "recall@3": round(sum(r[0] for r in rows) / len(rows), 3),
+            "mrr@5": round(sum(r[1] for r in rows) / len(rows), 3),
+        }
+        for kind, rows in sorted(kinds.items())
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
+    parser.add_argument("--misses", action="store_true", help="list questions memsite misses")
+    args = parser.parse_args()
+    facts, questions = load()
+    with tempfile.TemporaryDirectory() as tmp:
+        memsite = memsite_system(facts, Path(tmp))
+        results = {
+            "memsite": measure(memsite, questions),
+            "fts5": measure(fts5_system(facts), questions),
+        }
+        if args.misses:
+            for q in questions:
+                found = memsite(q["question"])
+                if q["answer"] not in found[:3]:
+                    print(f"{q['kind']:<10} {q['question']}  -> want {q['answer']}, got {found}")
+    if args.json:
+        print(json.dumps({"facts": len(facts), "questions": len(questions), **results}, indent=2))
+        return
+    print(f"{len(facts)} facts, {len(questions)} questions")
+    print(f"{'system':<10} {'kind':<11} {'n':>4} {'recall@3':>9} {'mrr@5':>7}")
+    for system, kinds in results.items():
+        for kind, figures in kinds.items():
+            print(
+                f"{system:<10} {kind:<11} {figures['questions']:>4} "
+                f"{figures['recall@3']:>9.3f} {figures['mrr@5']:>7.3f}"
+            )
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,998 @@
+"""The indexed read model: ``cache/index.sqlite3``, one row per entry file, kept in step with
+entries/ by taking in only what changed.
+
+Derived and disposable: it is rebuilt from entries/ alone whenever it is missing, unreadable,
+of another memsite version, or corrupt (with a one-line notice). Entry files are immutable, so
+the set of names in entries/ is the state. Freshness costs one ``stat`` of the folder: its
+inode, mtime and ctime are recorded after each listing, and the folder is listed again only
+when they differ. A recorded state is *trusted* only when a probe file touched before the
+listing got a later timestamp than the folder (so any later change gives the folder a new
+timestamp, even on a file system with coarse timestamps); otherwise the next command lists
+again. An entry file edited in place (which the spec forbids) is found by ``sync(full=True)``,
+which re-hashes every file.
+
+Statuses are kept incrementally. The status of an entry depends only on its *component*: the
+entries linked to it by supersession (either way), equal content in its category, or its
+category and key. A change re-runs the pure compaction rules over the components it touches,
+and marks the categories whose active entries changed, so `compact` rewrites only their views.
+Writers serialize on the store's write lock; concurrent syncs serialize on SQLite's write
+lock (``BEGIN IMMEDIATE``) and re-check freshness once they hold it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import hashlib
+import marshal
+import math
+import os
+import sqlite3
+import sys
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memsite import __version__
+from memsite.core.budget import IndexItem, index_item
+from memsite.core.compaction import ACTIVE, compact
+from memsite.core.entry import CONFIDENCE_RANK, Entry
+from memsite.core.markdown import compacted_bullet
+from memsite.core.stem import terms as analyze
+from memsite.core.text import word_tokens
+from memsite.storage.entries import (
+    InvalidFile,
+    entry_from_row,
+    parse_file,
+    unusable,
+)
+from memsite.storage.files import TEMP_SUFFIX, is_temporary, read_bounded
+from memsite.storage.layout import Store
+
+DB_FILE = "index.sqlite3"
+PROBE_FILE = "clock"
+_SCHEMA = 1
+_CHUNK = 400  # bound parameters per statement, well under SQLite's limit
+_BULK = 1000  # changes above which every status is decided again in one pass
+
+_TABLES = """
+CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS files(
+    name TEXT PRIMARY KEY, ino INTEGER, size INTEGER, mtime INTEGER, hash BLOB, error TEXT
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS entries(
+    n INTEGER PRIMARY KEY, file TEXT NOT NULL UNIQUE, id TEXT NOT NULL,
+    category TEXT NOT NULL, created REAL NOT NULL, confidence INTEGER NOT NULL, key TEXT,
+    digest INTEGER NOT NULL, words INTEGER NOT NULL, length INTEGER NOT NULL, status TEXT,
+    data BLOB NOT NULL, view_bullet TEXT NOT NULL, index_bullet TEXT NOT NULL,
+    index_cost INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_order ON entries(
+    status, created DESC, confidence DESC, id DESC, category, index_cost
+);
+CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
+CREATE INDEX IF NOT EXISTS entries_dup ON entries(category, digest);
+CREATE INDEX IF NOT EXISTS entries_key ON entries(category, key) WHERE key IS NOT NULL;
+CREATE INDEX IF NOT EXISTS entries_status ON entries(status, category);
+CREATE TABLE IF NOT EXISTS sup(n INTEGER NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS sup_n ON sup(n);
+CREATE INDEX IF NOT EXISTS sup_src ON sup(src);
+CREATE INDEX IF NOT EXISTS sup_dst ON sup(dst);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+    body, meta, detail=column, tokenize="unicode61 remove_diacritics 0 tokenchars '_'"
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts_terms USING fts5vocab(fts, 'row');
+CREATE TABLE IF NOT EXISTS words(word TEXT PRIMARY KEY, len INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS words_len ON words(len);
+CREATE TABLE IF NOT EXISTS dirty(category TEXT PRIMARY KEY, generation INTEGER) WITHOUT ROWID;
+"""
+_COLUMNS = "n, file, id, category, created, confidence, key, digest, words, length, status, data"
+
+
+@dataclass(frozen=True)
+class Row:
+    """An entry as the index holds it; ``entry()`` rebuilds the full Entry from its data."""
+
+    n: int
+    file: str
+    id: str
+    category: str
+    created: float
+    confidence: int
+    key: str | None
+    digest: int
+    words: int
+    length: int
+    status: str | None
+    data: bytes
+
+    def entry(self) -> Entry:
+        return entry_from_row(marshal.loads(self.data), self.file)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A search candidate: its row, its analysed body and meta terms, and FTS5's BM25."""
+
+    row: Row
+    body: str
+    meta: str
+    bm25: float
+
+
+def content_digest(normalized: str) -> int:
+    """64 bits of BLAKE2b, signed (SQLite's integers); equal digests are confirmed by text."""
+    data = hashlib.blake2b(normalized.encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return int.from_bytes(data, "big", signed=True)
+
+
+def _meta_terms(entry: Entry) -> list[str]:
+    """The analysed terms of the tags and key (each name's terms once)."""
+    names = [*entry.tags, *([entry.key] if entry.key else [])]
+    return list(dict.fromkeys(t for name in names for t in analyze(name)))
+
+
+def _version() -> str:
+    """Changes with the schema, memsite, and the marshal format of the rows' data."""
+    tables = hashlib.blake2b(_TABLES.encode(), digest_size=6).hexdigest()
+    return f"{_SCHEMA}:{tables}:{__version__}:{marshal.version}:{sys.version_info[:2]}"
+
+
+def _chunks(items: Sequence[Any], size: int = _CHUNK) -> Iterator[Sequence[Any]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+def _key(name: str) -> str:
+    """A file name as the index stores it: itself, or (not valid UTF-8) a marked hex form."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return "\0" + os.fsencode(name).hex()
+    return name
+
+
+def _unkey(key: str) -> str:
+    return os.fsdecode(bytes.fromhex(key[1:])) if key.startswith("\0") else key
+
+
+def _marks(count: int) -> str:
+    return ",".join("?" * count)
+
+
+class Index:
+    """The read model of one store. Call ``sync()`` before reading; writers call ``wrote()``."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.path = store.cache_dir / DB_FILE
+        self.notices: list[str] = []
+        self.in_memory = False
+        self._db: sqlite3.Connection | None = None
+        self._synced = False
+        self._building: Path | None = None
+
+    # --- the database file ------------------------------------------------------------------
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = self._open()
+        return self._db
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            self.store.cache_dir.mkdir(parents=True, exist_ok=True)
+            if not self.path.exists():
+                # A first build: made under a temporary name without a journal (a crash leaves
+                # only a temporary), linked into place when done.
+                building = (
+                    self.store.cache_dir / f".index-{os.getpid()}-{uuid.uuid4().hex}{TEMP_SUFFIX}"
+                )
+                db = self._connect(str(building), journal=False)
+                if db is not None:
+                    self._building = building
+                    return db
+            db = self._connect(str(self.path))
+        except (OSError, sqlite3.Error):
+            return self._memory()  # a read-only checkout: an index in memory, for this run
+        if db is None:
+            return self._memory()
+        return db
+
+    def _connect(self, target: str, *, journal: bool = True) -> sqlite3.Connection | None:
+        for attempt in range(2):
+            db = sqlite3.connect(target, timeout=60, isolation_level=None)
+            try:
+                if not journal:
+                    db.execute("PRAGMA journal_mode=OFF")
+                    db.execute("PRAGMA synchronous=OFF")
+                elif target != ":memory:":
+                    db.execute("PRAGMA journal_mode=WAL")
+                    db.execute("PRAGMA synchronous=NORMAL")
+                db.execute("PRAGMA cache_size=-65536")
+                if self._ready(db):
+                    return db
+                db.execute("BEGIN IMMEDIATE")
+                if not self._ready(db):  # nobody else made it meanwhile
+                    self._create(db)
+                db.execute("COMMIT")
+                return db
+            except sqlite3.DatabaseError as exc:
+                db.close()
+                if target == ":memory:" or attempt or not self._corrupt(exc):
+                    raise
+                self.notices.append(
+                    f"the cache {self.store.relative(self.path)} was unreadable ({exc}); "
+                    "rebuilding it from entries/"
+                )
+                self._remove_files()
+        return None
+
+    @staticmethod
+    def _corrupt(exc: sqlite3.DatabaseError) -> bool:
+        text = str(exc).lower()
+        return "locked" not in text and "readonly" not in text and "disk i/o" not in text
+
+    def _remove_files(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                os.unlink(f"{self.path}{suffix}")
+
+    def _memory(self) -> sqlite3.Connection:
+        self.in_memory = True
+        db = self._connect(":memory:")
+        assert db is not None
+        return db
+
+    @staticmethod
+    def _ready(db: sqlite3.Connection) -> bool:
+        try:
+            row = db.execute("SELECT v FROM meta WHERE k = 'version'").fetchone()
+        except sqlite3.OperationalError as exc:
+            if "no such table" in str(exc):
+                return False
+            raise
+        return row is not None and row[0] == _version()
+
+    def _create(self, db: sqlite3.Connection) -> None:
+        for table in ("meta", "files", "entries", "sup", "fts_terms", "fts", "words", "dirty"):
+            db.execute(f"DROP TABLE IF EXISTS {table}")
+        for statement in _TABLES.split(";"):
+            if statement.strip():
+                db.execute(statement)
+        db.executemany(
+            "INSERT INTO meta(k, v) VALUES (?, ?)",
+            [
+                ("version", _version()),
+                ("instance", uuid.uuid4().hex),
+                ("generation", 0),
+                ("dir", ""),
+                ("trusted", 0),
+                ("all_dirty", 1),
+                ("documents", 0),
+                ("total_length", 0),
+                ("temporaries", 1),
+            ],
+        )
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def _meta(self, key: str) -> Any:
+        row = self.db.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def _set(self, **values: Any) -> None:
+        self.db.executemany(
+            "UPDATE meta SET v = ? WHERE k = ?", [(v, k) for k, v in values.items()]
+        )
+
+    # --- freshness --------------------------------------------------------------------------
+
+    def _dir_state(self) -> str:
+        info = os.stat(self.store.entries_dir)
+        return f"{info.st_ino}:{info.st_mtime_ns}:{info.st_ctime_ns}"
+
+    def _probe(self) -> int | None:
+        """The file system's clock now: the mtime of a file touched for the purpose."""
+        if self.in_memory:
+            return None
+        path = self.store.cache_dir / PROBE_FILE
+        try:
+            with open(path, "ab"):
+                pass
+            os.utime(path)
+            return os.stat(path).st_mtime_ns
+        except OSError:
+            return None
+
+    def _trusted(self, state: str, probe: int | None) -> bool:
+        if probe is None:
+            return False
+        _, mtime, ctime = state.split(":")
+        return probe > max(int(mtime), int(ctime))
+
+    def fresh(self) -> bool:
+        """Does the index match entries/ without listing it?"""
+        try:
+            state = self._dir_state()
+        except OSError:
+            return False
+        rows = dict(self.db.execute("SELECT k, v FROM meta WHERE k IN ('dir', 'trusted')"))
+        return rows.get("dir") == state and bool(rows.get("trusted"))
+
+    def sync(self, *, full: bool = False) -> None:
+        """Take in the entry files added, removed or replaced since the last sync."""
+        if self._synced and not full:
+            return
+        try:
+            self._sync(full)
+        except sqlite3.DatabaseError as exc:
+            if self.in_memory or not self._corrupt(exc):
+                if self.in_memory or "readonly" not in str(exc).lower():
+                    raise
+                self._switch_to_memory()  # the cache cannot be written: work without it
+            else:
+                self.notices.append(
+                    f"the cache {self.store.relative(self.path)} was damaged ({exc}); "
+                    "rebuilding it from entries/"
+                )
+                self.close()
+                self._remove_files()
+            self._sync(full)
+        self._synced = True
+
+    def _switch_to_memory(self) -> None:
+        self.close()
+        self._db = self._memory()
+
+    def _sync(self, full: bool) -> None:
+        if not full and self.fresh():
+            return
+        db = self.db
+        collecting = gc.isenabled()
+        gc.disable()  # a build allocates millions of objects and frees none: no cycles to find
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                if full or not self.fresh():
+                    self._take_in(full)
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    db.execute("ROLLBACK")
+                raise
+        finally:
+            if collecting:
+                gc.enable()
+        if self._building is not None:
+            self._publish()
+
+    def _publish(self) -> None:
+        """Put a first build (made without a journal, under a temporary name) in place."""
+        building, self._building = self._building, None
+        assert building is not None
+        self.close()
+        try:
+            os.link(building, self.path)  # fails if another process made one meanwhile
+        except FileExistsError:
+            pass  # theirs is as good as ours
+        except OSError:
+            self._db = self._memory()  # cache/ removed meanwhile: build again, in memory
+            self._sync(full=False)
+            return
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(building)
+        self._db = self._open()
+
+    def _take_in(self, full: bool) -> None:
+        probe = self._probe()
+        before = self._dir_state()
+        listed = self._listing()
+        known = {
+            _unkey(name): (ino, size, mtime, digest)
+            for name, ino, size, mtime, digest in self.db.execute(
+                "SELECT name, ino, size, mtime, hash FROM files"
+            )
+        }
+        added = [name for name, ino in listed.items() if known.get(name, (None,))[0] != ino]
+        removed = [name for name in known if listed.get(name) != known[name][0]]
+        if full:
+            changed = self._rehash(listed, known)
+            added += changed
+            removed += changed
+        after = self._dir_state()
+        self._apply(removed, added)
+        trusted = after == before and self._trusted(before, probe)
+        self._set(dir=before, trusted=int(trusted))
+
+    def _listing(self) -> dict[str, int]:
+        """Candidate entry file names (``*.json``, not hidden) with their inode numbers; notes
+        whether the folder holds temporaries (for `compact`'s clean-up)."""
+        found = {}
+        temporaries = False
+        with os.scandir(self.store.entries_dir) as items:
+            for item in items:
+                name = item.name
+                if name[0] == ".":
+                    temporaries = temporaries or is_temporary(name)
+                elif name[-5:] == ".json":
+                    found[name] = item.inode()
+        self._set(temporaries=int(temporaries))
+        return found
+
+    def has_temporaries(self) -> bool:
+        """Did entries/ hold temporaries when last listed?"""
+        return bool(self._meta("temporaries"))
+
+    def _rehash(self, listed: dict[str, int], known: dict[str, tuple[Any, ...]]) -> list[str]:
+        changed = []
+        for name in listed:
+            if name in known and known[name][3] != self._hash(name):
+                changed.append(name)
+        return changed
+
+    def _hash(self, name: str) -> bytes | None:
+        try:
+            with open(self.store.entries_dir / name, "rb") as handle:
+                return hashlib.blake2b(handle.read(), digest_size=16).digest()
+        except OSError:
+            return None
+
+    # --- taking in changes ------------------------------------------------------------------
+
+    def _apply(self, removed: Iterable[str], added: Iterable[str]) -> None:
+        removed, added = sorted(set(removed)), sorted(set(added))
+        if not removed and not added:
+            return
+        db = self.db
+        # Many changes at once (a first build, a big merge): re-deciding every status in one
+        # pass is cheaper than following each change's links.
+        bulk = len(removed) + len(added) > max(_BULK, self.entry_count() // 10)
+        touched: set[str] = set()
+        gone_rows = self._rows_where_files(removed)
+        if not bulk:
+            touched |= self._component({r.id for r in gone_rows})
+        for chunk in _chunks(removed):
+            marks = _marks(len(chunk))
+            ns = [r.n for r in gone_rows if r.file in chunk]
+            db.execute(f"DELETE FROM files WHERE name IN ({marks})", [_key(n) for n in chunk])
+            if ns:
+                nmarks = _marks(len(ns))
+                db.execute(f"DELETE FROM entries WHERE n IN ({nmarks})", ns)
+                db.execute(f"DELETE FROM sup WHERE n IN ({nmarks})", ns)
+                db.execute(f"DELETE FROM fts WHERE rowid IN ({nmarks})", ns)
+        dirty = {r.category for r in gone_rows if r.status == ACTIVE}
+        self._count(-len(gone_rows), -sum(r.length for r in gone_rows))
+        read = _prepare_all(self.store, added)
+        db.executemany(
+            "INSERT OR REPLACE INTO files(name, ino, size, mtime, hash, error) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [record for record, _ in read if record],
+        )
+        found = [item for _, item in read if item is not None]
+        self._insert(found)
+        new_ids = {item.columns[1] for item in found}
+        if bulk:
+            dirty |= self._restatus_rows(self._rows(""))
+        else:
+            touched |= self._component(new_ids)
+            dirty |= self._restatus_rows(self._rows_where("id", sorted(touched)))
+        self._bump(dirty)
+
+    def _insert(self, prepared: list[Prepared]) -> None:
+        """Add valid entries to every table, in batches."""
+        db = self.db
+        start = int(db.execute("SELECT coalesce(max(n), 0) FROM entries").fetchone()[0]) + 1
+        entries, sup, fts = [], [], []
+        words: set[str] = set()
+        for n, item in enumerate(prepared, start):
+            entries.append((n, *item.columns))
+            sup += [(n, item.columns[1], target) for target in item.supersedes]
+            fts.append((n, item.body, item.meta))
+            words.update(item.words)
+        db.executemany(
+            "INSERT INTO entries(n, file, id, category, created, confidence, key, digest, words, "
+            "length, data, view_bullet, index_bullet, index_cost, status) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            entries,
+        )
+        db.executemany("INSERT INTO sup(n, src, dst) VALUES (?, ?, ?)", sup)
+        db.executemany("INSERT INTO fts(rowid, body, meta) VALUES (?, ?, ?)", fts)
+        db.executemany(
+            "INSERT OR IGNORE INTO words(word, len) VALUES (?, ?)",
+            [(w, len(w)) for w in sorted(words)],
+        )
+        self._count(len(prepared), sum(item.columns[8] for item in prepared))
+
+    def _component(self, seeds: set[str]) -> set[str]:
+        """Every id linked to ``seeds`` by supersession, equal content or category+key."""
+        seen = set(seeds)
+        frontier = list(seeds)
+        db = self.db
+        while frontier:
+            found: set[str] = set()
+            for chunk in _chunks(frontier):
+                marks = _marks(len(chunk))
+                found.update(
+                    r[0] for r in db.execute(f"SELECT dst FROM sup WHERE src IN ({marks})", chunk)
+                )
+                found.update(
+                    r[0] for r in db.execute(f"SELECT src FROM sup WHERE dst IN ({marks})", chunk)
+                )
+                groups = db.execute(
+                    f"SELECT category, digest, key FROM entries WHERE id IN ({marks})", chunk
+                ).fetchall()
+                for part in _chunks(groups, _CHUNK // 2):
+                    pairs = ",".join("(?, ?)" for _ in part)
+                    found.update(
+                        r[0]
+                        for r in db.execute(
+                            f"SELECT id FROM entries WHERE (category, digest) IN (VALUES {pairs})",
+                            [v for g in part for v in (g[0], g[1])],
+                        )
+                    )
+                    keyed = [g for g in part if g[2] is not None]
+                    if keyed:
+                        pairs = ",".join("(?, ?)" for _ in keyed)
+                        found.update(
+                            r[0]
+                            for r in db.execute(
+                                f"SELECT id FROM entries WHERE key IS NOT NULL AND "
+                                f"(category, key) IN (VALUES {pairs})",
+                                [v for g in keyed for v in (g[0], g[2])],
+                            )
+                        )
+            frontier = [i for i in found if i not in seen]
+            seen.update(frontier)
+        return seen
+
+    def _restatus_rows(self, rows: list[Row]) -> set[str]:
+        """Re-run compaction over ``rows`` (whole components); the categories that changed."""
+        if not rows:
+            return set()
+        result = compact([r.entry() for r in rows], ())
+        changes = []
+        dirty: set[str] = set()
+        for row in rows:
+            winner = result.by_id.get(row.id)
+            status = result.status[row.id] if winner and winner.filename == row.file else None
+            if status != row.status:
+                changes.append((status, row.n))
+                if ACTIVE in (status, row.status):
+                    dirty.add(row.category)
+        self.db.executemany("UPDATE entries SET status = ? WHERE n = ?", changes)
+        return dirty
+
+    def _count(self, documents: int, length: int) -> None:
+        self.db.execute(
+            "UPDATE meta SET v = v + (CASE k WHEN 'documents' THEN ? ELSE ? END) "
+            "WHERE k IN ('documents', 'total_length')",
+            (documents, length),
+        )
+
+    def _bump(self, dirty: set[str]) -> None:
+        generation = int(self._meta("generation")) + 1
+        self._set(generation=generation)
+        self.db.executemany(
+            "INSERT OR REPLACE INTO dirty(category, generation) VALUES (?, ?)",
+            [(c, generation) for c in sorted(dirty)],
+        )
+
+    # --- the writer's path ------------------------------------------------------------------
+
+    def before_write(self) -> str | None:
+        """The folder's state just before a writer links its file, when the index is trusted."""
+        if not self.fresh():
+            return None
+        return self._dir_state()
+
+    def wrote(self, path: Path, before: str | None) -> None:
+        """Take in the file a writer (holding the write lock) just linked. The index stays
+        trusted when it was trusted just before the link: nothing but this writer can have
+        changed the folder under the lock, short of another program in those microseconds."""
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            if before is not None and self._meta("dir") == before:
+                self._apply([], [path.name])
+                self._set(dir=self._dir_state(), trusted=1)
+            else:
+                self._take_in(full=False)
+            self.db.execute("COMMIT")
+        except BaseException:
+            self.db.execute("ROLLBACK")
+            raise
+        self._synced = True
+
+    def forget(self) -> None:
+        """Look at entries/ again on the next read (another writer may have added files)."""
+        self._synced = False
+
+    # --- reading ----------------------------------------------------------------------------
+
+    def fingerprint(self) -> str:
+        """Changes whenever the indexed entries change (and across rebuilds of the index)."""
+        self.sync()
+        rows = dict(self.db.execute("SELECT k, v FROM meta WHERE k IN ('instance', 'generation')"))
+        return f"{rows['instance']}:{rows['generation']}"
+
+    def _rows(self, sql: str, params: Sequence[Any] = (), using: str = "") -> list[Row]:
+        source = f"entries INDEXED BY {using}" if using else "entries"
+        return [Row(*r) for r in self.db.execute(f"SELECT {_COLUMNS} FROM {source} {sql}", params)]
+
+    def _rows_where(self, column: str, values: Sequence[Any]) -> list[Row]:
+        rows: list[Row] = []
+        for chunk in _chunks(values):
+            rows += self._rows(f"WHERE {column} IN ({_marks(len(chunk))})", chunk)
+        return rows
+
+    def _rows_where_files(self, names: Sequence[str]) -> list[Row]:
+        return self._rows_where("file", names)
+
+    def all_entries(self) -> list[Entry]:
+        """Every valid entry (duplicated ids included: compaction decides between them)."""
+        self.sync()
+        return [r.entry() for r in self._rows("")]
+
+    def statuses(self) -> dict[str, str | None]:
+        """Entry file → its status (None: the file repeats an id another file holds)."""
+        self.sync()
+        return dict(self.db.execute("SELECT file, status FROM entries"))
+
+    def invalid(self) -> list[InvalidFile]:
+        self.sync()
+        return [
+            InvalidFile(_unkey(name), error)
+            for name, error in self.db.execute(
+                "SELECT name, error FROM files WHERE error IS NOT NULL ORDER BY name"
+            )
+        ]
+
+    def active(self, category: str | None = None) -> list[Row]:
+        self.sync()
+        if category is None:
+            return self._rows("WHERE status = ?", (ACTIVE,))
+        return self._rows("WHERE status = ? AND category = ?", (ACTIVE, category))
+
+    def index_items(self) -> dict[str, list[IndexItem]]:
+        """Category → its active entries as index items, newest first (compaction's order)."""
+        self.sync()
+        found: dict[str, list[IndexItem]] = {}
+        make = IndexItem._make
+        for row in self.db.execute(
+            "SELECT category, id, '', index_cost, confidence = ? FROM entries "
+            "INDEXED BY entries_order WHERE status = ? "
+            "ORDER BY created DESC, confidence DESC, id DESC",
+            (CONFIDENCE_RANK["low"], ACTIVE),
+        ):
+            items = found.get(row[0])
+            if items is None:
+                items = found[row[0]] = []
+            items.append(make(row[1:]))
+        return found
+
+    def index_bullets(self, ids: Sequence[str]) -> dict[str, str]:
+        """The index bullets of these (active) entries."""
+        found: dict[str, str] = {}
+        for chunk in _chunks(ids):
+            found.update(
+                self.db.execute(
+                    f"SELECT id, index_bullet FROM entries INDEXED BY entries_id "
+                    f"WHERE status = ? AND id IN "
+                    f"({_marks(len(chunk))})",
+                    (ACTIVE, *chunk),
+                )
+            )
+        return found
+
+    def view_bullets(self, category: str) -> list[str]:
+        """The bullets of a category's view, in compaction's order."""
+        self.sync()
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT view_bullet FROM entries INDEXED BY entries_order "
+                "WHERE status = ? AND category = ? ORDER BY created DESC, confidence DESC, id DESC",
+                (ACTIVE, category),
+            )
+        ]
+
+    def categories_present(self) -> list[str]:
+        self.sync()
+        return [r[0] for r in self.db.execute("SELECT DISTINCT category FROM entries")]
+
+    def tally(self) -> dict[tuple[str, str], int]:
+        """(category, status) → number of entries (files repeating an id not counted)."""
+        self.sync()
+        return {
+            (category, status): number
+            for category, status, number in self.db.execute(
+                "SELECT category, status, count(*) FROM entries WHERE status IS NOT NULL "
+                "GROUP BY category, status"
+            )
+        }
+
+    def has_id(self, entry_id: str) -> bool:
+        self.sync()
+        return (
+            self.db.execute("SELECT 1 FROM entries WHERE id = ?", (entry_id,)).fetchone()
+            is not None
+        )
+
+    def ids_with_prefix(self, prefix: str, limit: int = 11) -> list[str]:
+        """Distinct ids starting with ``prefix`` (lower-case hex), at most ``limit``."""
+        self.sync()
+        high = prefix + "\U0010ffff"
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT DISTINCT id FROM entries WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
+                (prefix, high, limit),
+            )
+        ]
+
+    def count_with_prefix(self, prefix: str) -> int:
+        high = prefix + "\U0010ffff"
+        row = self.db.execute(
+            "SELECT count(DISTINCT id) FROM entries WHERE id >= ? AND id < ?", (prefix, high)
+        ).fetchone()
+        return int(row[0])
+
+    def by_id(self, entry_id: str) -> Entry | None:
+        """The entry with this id (the newest file when a hostile copy repeats it)."""
+        self.sync()
+        rows = self._rows("WHERE id = ?", (entry_id,))
+        chosen = [r for r in rows if r.status is not None] or rows
+        if not chosen:
+            return None
+        return max((r.entry() for r in chosen), key=lambda e: (e.order_key, e.filename))
+
+    def component_entries(self, entry_id: str) -> list[Entry]:
+        """The entries whose status depends on ``entry_id``'s (for `read`'s chain)."""
+        self.sync()
+        return [r.entry() for r in self._rows_where("id", sorted(self._component({entry_id})))]
+
+    def entries_with_ids(self, ids: set[str]) -> list[Entry]:
+        self.sync()
+        return [r.entry() for r in self._rows_where("id", sorted(ids))]
+
+    def same_content(self, category: str, normalized: str, exclude: set[str]) -> Row | None:
+        """An active entry of ``category`` whose normalized content is ``normalized``."""
+        self.sync()
+        for row in self._rows(
+            "WHERE category = ? AND digest = ? AND status = ?",
+            (category, content_digest(normalized), ACTIVE),
+            using="entries_dup",
+        ):
+            if row.id not in exclude and row.entry().normalized == normalized:
+                return row
+        return None
+
+    def near_candidates(
+        self, category: str, tokens: frozenset[str], threshold: float, exclude: set[str]
+    ) -> list[tuple[str, frozenset[str]]]:
+        """Active entries of ``category`` that can reach ``threshold`` Jaccard with ``tokens``.
+
+        Exact, not a heuristic: a set B with J(A, B) ≥ t shares at least ceil(t·|A|) of A's
+        tokens, so it contains at least one of any |A| - ceil(t·|A|) + 1 of them. The query
+        asks FTS5 for the rarest that many (short posting lists), then filters on size.
+        """
+        self.sync()
+        if not tokens:
+            return []
+        stems = {t: analyze(t)[0] if analyze(t) else t for t in tokens}
+        frequency = self.document_frequency(set(stems.values()))
+        need = len(tokens) - math.ceil(threshold * len(tokens) - 1e-9) + 1
+        rarest = sorted(tokens, key=lambda t: (frequency.get(stems[t], 0), t))[:need]
+        query = " OR ".join(_quote(stems[t]) for t in rarest)
+        low, high = len(tokens) * threshold, len(tokens) / threshold
+        rows = [
+            Row(*r)
+            for r in self.db.execute(
+                f"SELECT {', '.join('e.' + c for c in _COLUMNS.split(', '))} FROM fts "
+                "CROSS JOIN entries e ON e.n = fts.rowid WHERE fts MATCH ? AND e.category = ? "
+                "AND e.status = ? AND e.words BETWEEN ? AND ?",
+                (f"body : ({query})", category, ACTIVE, math.floor(low), math.ceil(high)),
+            )
+        ]
+        return [
+            (r.id, frozenset(word_tokens(e.normalized)))
+            for r in rows
+            if r.id not in exclude
+            for e in (r.entry(),)
+        ]
+
+    def document_frequency(self, stems: set[str]) -> dict[str, int]:
+        """How many entries hold each analysed term (in content or tags and key)."""
+        found: dict[str, int] = {}
+        for chunk in _chunks(sorted(stems)):
+            for term, docs in self.db.execute(
+                f"SELECT term, doc FROM fts_terms WHERE term IN ({_marks(len(chunk))})", chunk
+            ):
+                found[term] = docs
+        return found
+
+    def entry_count(self) -> int:
+        """Indexed entries, of every status."""
+        return int(self._meta("documents"))
+
+    def average_length(self) -> float:
+        """Mean number of analysed terms per entry (content, tags and key)."""
+        documents = int(self._meta("documents"))
+        return int(self._meta("total_length")) / documents if documents else 0.0
+
+    def words_near(self, length: int, spread: int) -> list[str]:
+        """Indexed words (raw, unstemmed) whose length is within ``spread`` of ``length``."""
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT word FROM words WHERE len BETWEEN ? AND ?",
+                (length - spread, length + spread),
+            )
+        ]
+
+    def candidates(
+        self,
+        alternatives: Sequence[Sequence[str]],
+        *,
+        category: str | None,
+        include_all: bool,
+        limit: int,
+    ) -> list[Candidate]:
+        """Entries holding any of the terms, best BM25 first (content 1×, tags and key 2×)."""
+        self.sync()
+        groups = [" OR ".join(_quote(t) for t in group) for group in alternatives if group]
+        if not groups:
+            return []
+        query = " OR ".join(f"({g})" for g in groups)
+        where = ["fts MATCH ?"]
+        params: list[Any] = [query]
+        if not include_all:
+            where.append("e.status = ?")
+            params.append(ACTIVE)
+        else:
+            where.append("e.status IS NOT NULL")
+        if category is not None:
+            where.append("e.category = ?")
+            params.append(category)
+        columns = ", ".join("e." + c for c in _COLUMNS.split(", "))
+        sql = (
+            f"SELECT {columns}, fts.body, fts.meta, bm25(fts, 1.0, 2.0) AS score FROM fts "
+            f"CROSS JOIN entries e ON e.n = fts.rowid WHERE {' AND '.join(where)} "
+            "ORDER BY score LIMIT ?"
+        )
+        params.append(limit)
+        return [Candidate(Row(*r[:12]), r[12], r[13], -r[14]) for r in self.db.execute(sql, params)]
+
+    # --- the views' bookkeeping -------------------------------------------------------------
+
+    def dirty(self) -> tuple[int, bool, list[str]]:
+        """(generation, every view dirty?, categories whose views are dirty)."""
+        self.sync()
+        generation = int(self._meta("generation"))
+        everything = bool(self._meta("all_dirty"))
+        names = [r[0] for r in self.db.execute("SELECT category FROM dirty ORDER BY category")]
+        return generation, everything, names
+
+    def views_written(self, generation: int) -> None:
+        """The views now reflect ``generation``: forget what was dirty up to it."""
+        with contextlib.suppress(sqlite3.OperationalError):  # read-only: rebuilt next time
+            self.db.execute("DELETE FROM dirty WHERE generation <= ?", (generation,))
+            if int(self._meta("generation")) == generation:
+                self._set(all_dirty=0)
+
+    def read_transaction(self) -> contextlib.AbstractContextManager[None]:
+        """Reads inside see one state of the index (synced first)."""
+        self.sync()
+        return _read_transaction(self.db)
+
+    def size(self) -> int:
+        """Bytes on disk (the database and its write-ahead log)."""
+        total = 0
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                total += os.stat(f"{self.path}{suffix}").st_size
+        return total
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """An entry file made ready for the index (in a worker process, for big batches)."""
+
+    columns: tuple[Any, ...]  # file, id, category, created, confidence, key, digest, words,
+    # length, data, view_bullet, index_bullet, index_cost
+    supersedes: tuple[str, ...]
+    body: str
+    meta: str
+    words: frozenset[str]
+
+
+Read = tuple[tuple[Any, ...], Prepared | None]
+_PARALLEL = 2000  # files above which a second process reads half of them
+
+
+def _prepare_all(store: Store, names: Sequence[str]) -> list[Read]:
+    """Every named file read and prepared; big batches split with a forked second process."""
+    from memsite.storage.parallel import Task, can_fork
+
+    if len(names) < _PARALLEL or not can_fork():
+        return _prepare_many(store.entries_dir, store.max_entry_bytes, names)
+    half = len(names) // 2
+    other = Task(_prepare_many, store.entries_dir, store.max_entry_bytes, names[half:])
+    mine = _prepare_many(store.entries_dir, store.max_entry_bytes, names[:half])
+    return mine + other.result()
+
+
+def _prepare_many(folder: Path, limit: int, names: Sequence[str]) -> list[Read]:
+    return [_prepare(folder, limit, name) for name in names]
+
+
+def _prepare(folder: Path, limit: int, name: str) -> Read:
+    """One entry file: its files-table record, and the prepared entry when it is valid."""
+    path = folder / name
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return (), None  # gone again
+    problem = unusable(info, limit)
+    row: Any = None
+    digest = None
+    if problem is None:
+        try:
+            data = read_bounded(path, limit)
+        except OverflowError as exc:
+            problem = f"is {exc.args[0]} bytes, over the {limit} byte limit of an entry file"
+        except OSError as exc:
+            problem = f"cannot be read ({exc.strerror})"
+        else:
+            digest = hashlib.blake2b(data, digest_size=16).digest()
+            row, problem = parse_file(data, name, limit)
+    record = (_key(name), info.st_ino, info.st_size, info.st_mtime_ns, digest, problem)
+    if problem is not None:
+        return record, None
+    entry = entry_from_row(row, name)
+    item = index_item(entry)
+    content = word_tokens(entry.normalized)
+    body = analyze(entry.content)
+    meta = _meta_terms(entry)
+    words = {w for w in content if len(w) >= 3}
+    for tag in (*entry.tags, *([entry.key] if entry.key else [])):
+        words.update(w for w in word_tokens(tag) if len(w) >= 3)
+    columns = (
+        entry.filename,
+        entry.id,
+        entry.category,
+        entry.created.timestamp(),
+        CONFIDENCE_RANK[entry.confidence],
+        entry.key,
+        content_digest(entry.normalized),
+        len(set(content)),
+        len(body) + len(meta),
+        marshal.dumps(row),
+        compacted_bullet(entry),
+        item.bullet,
+        item.cost,
+    )
+    body_text, meta_text = " ".join(body), " ".join(meta)
+    return record, Prepared(
+        columns, tuple(dict.fromkeys(entry.supersedes)), body_text, meta_text, frozenset(words)
+    )
+
+
+@contextlib.contextmanager
+def _read_transaction(db: sqlite3.Connection) -> Iterator[None]:
+    db.execute("BEGIN")
+    try:
+        yield
+    finally:
+        db.execute("COMMIT")
+
+
+def _quote(term: str) -> str:
+    return '"' + term.replace('"', '""') + '"'
