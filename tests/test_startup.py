@@ -45,3 +45,28 @@ def test_hot_commands_import_no_heavy_module(store_root: Path, args: list[str]) 
     heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
     assert heavy == []
     assert "memsite.cli.main" in modules  # the check itself saw the program start
+
+
+def test_context_with_fresh_views_loads_no_rules(store_root: Path) -> None:
+    """Fresh views make `context` a stat, one index query and one file read: no rules."""
+    cwd = store_root.parent
+    subprocess.run(
+        [sys.executable, "-m", "memsite", "add", "Use pnpm", "-c", "conventions"],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(
+        [sys.executable, "-m", "memsite", "compact", "-q"], cwd=cwd, check=True, capture_output=True
+    )
+    code, modules = imported_modules(["context"], cwd)
+    assert code == 0
+    rules = {"memsite.core.compaction", "memsite.core.budget", "memsite.core.stem"}
+    assert rules & modules == set()
+
+
+def test_the_index_and_compaction_agree_on_the_active_status() -> None:
+    from memsite.core.compaction import ACTIVE
+    from memsite.storage.index import ACTIVE as INDEX_ACTIVE
+
+    assert INDEX_ACTIVE == ACTIVE

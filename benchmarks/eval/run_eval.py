@@ -1,9 +1,12 @@
 """Search quality on the evaluation set: recall@3 and MRR@5 of memsite's search and of a plain
 SQLite FTS5 baseline, overall and per kind of question (plain, paraphrase, typo).
 
-The set (``part_*.jsonl`` beside this file) holds facts written in our own words from public
-AGENTS.md, CLAUDE.md, CONTRIBUTING and ADR files of well-known repositories, and questions a
-developer or agent would ask, each with the one fact that answers it.
+The set (``part_*.jsonl`` beside this file) holds 430 facts written in our own words from public
+AGENTS.md, CLAUDE.md, CONTRIBUTING and ADR files of 65 well-known repositories, and questions a
+developer or agent would ask, each with the one fact that answers it: 213 that name the project
+("named", in part_a/b/c) and the same 213 reworded without the project's name, as an agent
+working inside one repository asks them ("unnamed", in part_hard). Each set mixes plain,
+paraphrased and typo'd questions.
 
 Run: ``python benchmarks/eval/run_eval.py [--json]``. To measure another memsite (an earlier
 commit, say), run it with that checkout first on ``PYTHONPATH``; the script uses only the public
@@ -36,7 +39,11 @@ def load() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         for line in path.read_text(encoding="utf-8").splitlines():
             if line.strip():
                 item = json.loads(line)
-                (facts if item["type"] == "fact" else questions).append(item)
+                if item["type"] == "fact":
+                    facts.append(item)
+                else:
+                    item["set"] = "unnamed" if path.stem == "part_hard" else "named"
+                    questions.append(item)
     return facts, questions
 
 
@@ -112,7 +119,7 @@ def measure(
         rank = found.index(q["answer"]) + 1 if q["answer"] in found else 0
         hit3 = int(0 < rank <= 3)
         reciprocal = 1 / rank if 0 < rank <= 5 else 0.0
-        for kind in ("all", q["kind"]):
+        for kind in ("all", q["set"], f"{q['set']}/{q['kind']}"):
             kinds.setdefault(kind, []).append((hit3, reciprocal))
     return {
         kind: {
@@ -145,11 +152,11 @@ def main() -> None:
         print(json.dumps({"facts": len(facts), "questions": len(questions), **results}, indent=2))
         return
     print(f"{len(facts)} facts, {len(questions)} questions")
-    print(f"{'system':<10} {'kind':<11} {'n':>4} {'recall@3':>9} {'mrr@5':>7}")
+    print(f"{'system':<10} {'questions':<20} {'n':>4} {'recall@3':>9} {'mrr@5':>7}")
     for system, kinds in results.items():
         for kind, figures in kinds.items():
             print(
-                f"{system:<10} {kind:<11} {figures['questions']:>4} "
+                f"{system:<10} {kind:<20} {figures['questions']:>4} "
                 f"{figures['recall@3']:>9.3f} {figures['mrr@5']:>7.3f}"
             )
 

@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any
 
 from memsite import __version__
 from memsite.errors import InvalidInputError, MemsiteError, StorageError
-from memsite.storage.daily import daily_logs
 from memsite.storage.files import (
     remove_files,
     replace_if_changed,
@@ -292,15 +291,21 @@ def status(memory: Memory) -> dict[str, Any]:
         **counts(state.result),
         "invalid": len(state.scan.invalid),
         "derived": "fresh" if is_fresh(memory) else "stale",
-        "daily_logs": len(daily_logs(memory.store)),
+        "daily_logs": len(_daily_logs(memory)),
         "findings": len(findings(memory)),
     }
+
+
+def _daily_logs(memory: Memory) -> list[tuple[date, Path]]:
+    from memsite.storage.daily import daily_logs
+
+    return daily_logs(memory.store)
 
 
 def _prune_daily(memory: Memory, dry_run: bool) -> list[str]:
     cutoff = memory.now().date() - timedelta(days=memory.config.daily_retention_days)
     pruned = []
-    for day, path in daily_logs(memory.store):
+    for day, path in _daily_logs(memory):
         if day < cutoff:
             if not dry_run:
                 with storage_errors("delete", path):

@@ -1,4 +1,4 @@
-"""Entry files: creating one atomically, deleting one, reading them all (with a parse cache).
+"""Entry files: creating one atomically, deleting one, reading them (every file, or one).
 
 Entry files are only ever created (atomically, with ``os.link``) or deleted on request; nothing
 here rewrites one. Reading is safe for any folder content: a file is ``lstat``-ed first, links
@@ -20,6 +20,7 @@ from stat import S_ISLNK, S_ISREG
 from typing import Any
 
 from memsite.core.entry import Entry, filename_for, parse_created, parse_entry, serialize
+from memsite.core.text import has_surrogate
 from memsite.errors import InvalidEntryFileError, StorageError
 from memsite.storage.files import link_new, read_bounded, unlink
 from memsite.storage.layout import Store
@@ -162,7 +163,7 @@ def parse_file(data: bytes, name: str, limit: int) -> tuple[Any, str | None]:
     """(entry_row, None) for a valid entry file's bytes, else (None, why it is unusable)."""
     if len(data) > limit:
         return None, f"is {len(data)} bytes, over the {limit} byte limit of an entry file"
-    if not _encodable(name):
+    if has_surrogate(name):  # os.fsdecode's stand-ins for bytes that are not UTF-8
         return None, "has a file name that is not valid UTF-8 (rename it)"
     try:
         return entry_row(parse_entry(data, name)), None
@@ -178,14 +179,6 @@ def read_file(path: str | Path, name: str, limit: int) -> tuple[Any, str | None]
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror})"
     return parse_file(data, name, limit)
-
-
-def _encodable(name: str) -> bool:
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 def unusable(info: os.stat_result, limit: int) -> str | None:

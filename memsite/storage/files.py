@@ -15,7 +15,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
@@ -43,7 +42,7 @@ def storage_errors(action: str, path: Path | str) -> Iterator[None]:
 
 def temp_name(final: Path) -> str:
     """A temporary name: hidden, never ``*.json``, unique to this process and call."""
-    return f".{final.name}.{os.getpid()}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    return f".{final.name}.{os.getpid()}.{os.urandom(4).hex()}{TEMP_SUFFIX}"
 
 
 def _write_new(path: Path, data: bytes, *, sync: bool) -> None:

@@ -23,25 +23,20 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import hashlib
 import marshal
 import math
 import os
 import sqlite3
 import sys
-import uuid
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memsite import __version__
-from memsite.core.budget import IndexItem, index_item
-from memsite.core.compaction import ACTIVE, compact
 from memsite.core.entry import CONFIDENCE_RANK, Entry
-from memsite.core.markdown import compacted_bullet
-from memsite.core.stem import terms as analyze
-from memsite.core.text import word_tokens
+from memsite.core.text import has_surrogate, word_tokens
 from memsite.storage.entries import (
     InvalidFile,
     entry_from_row,
@@ -51,16 +46,24 @@ from memsite.storage.entries import (
 from memsite.storage.files import TEMP_SUFFIX, is_temporary, read_bounded
 from memsite.storage.layout import Store
 
+if TYPE_CHECKING:
+    from memsite.core.budget import IndexItem
+
+# The rules are imported where they are used: `context` with fresh views opens the index
+# only to learn that nothing changed, and pays for no more.
+ACTIVE = "active"  # compaction.ACTIVE (tests check that they agree)
+
 DB_FILE = "index.sqlite3"
 PROBE_FILE = "clock"
 _SCHEMA = 1
 _CHUNK = 400  # bound parameters per statement, well under SQLite's limit
+_COMMON_MIN = 500  # an entry count below which no word is too common to take every holder of
 _BULK = 1000  # changes above which every status is decided again in one pass
 
 _TABLES = """
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS files(
-    name TEXT PRIMARY KEY, ino INTEGER, size INTEGER, mtime INTEGER, hash BLOB, error TEXT
+    name TEXT PRIMARY KEY, ino INTEGER, size INTEGER, mtime INTEGER, hash INTEGER, error TEXT
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS entries(
     n INTEGER PRIMARY KEY, file TEXT NOT NULL UNIQUE, id TEXT NOT NULL,
@@ -114,29 +117,37 @@ class Row:
 
 @dataclass(frozen=True)
 class Candidate:
-    """A search candidate: its row, its analysed body and meta terms, and FTS5's BM25."""
+    """A search candidate: its row and its analysed body and meta terms."""
 
     row: Row
     body: str
     meta: str
-    bm25: float
+
+
+def _digest(data: bytes) -> int:
+    """64 bits from two CRC-32s (forwards and backwards), signed like SQLite's integers. Not
+    a defence against forgery: equal content digests are confirmed by comparing the texts, and
+    file digests only spot in-place edits, which the spec forbids anyway. (hashlib would cost
+    ~3 ms of OpenSSL start-up in every command.)"""
+    value = (zlib.crc32(data) << 32) | zlib.crc32(data[::-1])
+    return value - (1 << 64) if value >= 1 << 63 else value
 
 
 def content_digest(normalized: str) -> int:
-    """64 bits of BLAKE2b, signed (SQLite's integers); equal digests are confirmed by text."""
-    data = hashlib.blake2b(normalized.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    return int.from_bytes(data, "big", signed=True)
+    return _digest(normalized.encode("utf-8", "surrogatepass"))
 
 
 def _meta_terms(entry: Entry) -> list[str]:
     """The analysed terms of the tags and key (each name's terms once)."""
+    from memsite.core.stem import terms as analyze
+
     names = [*entry.tags, *([entry.key] if entry.key else [])]
     return list(dict.fromkeys(t for name in names for t in analyze(name)))
 
 
 def _version() -> str:
     """Changes with the schema, memsite, and the marshal format of the rows' data."""
-    tables = hashlib.blake2b(_TABLES.encode(), digest_size=6).hexdigest()
+    tables = f"{_digest(_TABLES.encode()) & 0xFFFFFFFFFFFF:012x}"
     return f"{_SCHEMA}:{tables}:{__version__}:{marshal.version}:{sys.version_info[:2]}"
 
 
@@ -147,11 +158,7 @@ def _chunks(items: Sequence[Any], size: int = _CHUNK) -> Iterator[Sequence[Any]]
 
 def _key(name: str) -> str:
     """A file name as the index stores it: itself, or (not valid UTF-8) a marked hex form."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return "\0" + os.fsencode(name).hex()
-    return name
+    return "\0" + os.fsencode(name).hex() if has_surrogate(name) else name
 
 
 def _unkey(key: str) -> str:
@@ -188,9 +195,8 @@ class Index:
             if not self.path.exists():
                 # A first build: made under a temporary name without a journal (a crash leaves
                 # only a temporary), linked into place when done.
-                building = (
-                    self.store.cache_dir / f".index-{os.getpid()}-{uuid.uuid4().hex}{TEMP_SUFFIX}"
-                )
+                unique = f"{os.getpid()}-{os.urandom(8).hex()}"
+                building = self.store.cache_dir / f".index-{unique}{TEMP_SUFFIX}"
                 db = self._connect(str(building), journal=False)
                 if db is not None:
                     self._building = building
@@ -212,7 +218,6 @@ class Index:
                 elif target != ":memory:":
                     db.execute("PRAGMA journal_mode=WAL")
                     db.execute("PRAGMA synchronous=NORMAL")
-                db.execute("PRAGMA cache_size=-65536")
                 if self._ready(db):
                     return db
                 db.execute("BEGIN IMMEDIATE")
@@ -267,7 +272,7 @@ class Index:
             "INSERT INTO meta(k, v) VALUES (?, ?)",
             [
                 ("version", _version()),
-                ("instance", uuid.uuid4().hex),
+                ("instance", os.urandom(16).hex()),
                 ("generation", 0),
                 ("dir", ""),
                 ("trusted", 0),
@@ -282,6 +287,10 @@ class Index:
         if self._db is not None:
             self._db.close()
             self._db = None
+
+    def __del__(self) -> None:  # a connection left open warns on newer Pythons
+        with contextlib.suppress(Exception):
+            self.close()
 
     def _meta(self, key: str) -> Any:
         row = self.db.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
@@ -438,10 +447,10 @@ class Index:
                 changed.append(name)
         return changed
 
-    def _hash(self, name: str) -> bytes | None:
+    def _hash(self, name: str) -> int | None:
         try:
             with open(self.store.entries_dir / name, "rb") as handle:
-                return hashlib.blake2b(handle.read(), digest_size=16).digest()
+                return _digest(handle.read())
         except OSError:
             return None
 
@@ -455,6 +464,8 @@ class Index:
         # Many changes at once (a first build, a big merge): re-deciding every status in one
         # pass is cheaper than following each change's links.
         bulk = len(removed) + len(added) > max(_BULK, self.entry_count() // 10)
+        if bulk:
+            db.execute("PRAGMA cache_size=-65536")  # 64 MB of pages while building
         touched: set[str] = set()
         gone_rows = self._rows_where_files(removed)
         if not bulk:
@@ -555,6 +566,8 @@ class Index:
 
     def _restatus_rows(self, rows: list[Row]) -> set[str]:
         """Re-run compaction over ``rows`` (whole components); the categories that changed."""
+        from memsite.core.compaction import compact
+
         if not rows:
             return set()
         result = compact([r.entry() for r in rows], ())
@@ -662,6 +675,8 @@ class Index:
 
     def index_items(self) -> dict[str, list[IndexItem]]:
         """Category → its active entries as index items, newest first (compaction's order)."""
+        from memsite.core.budget import IndexItem
+
         self.sync()
         found: dict[str, list[IndexItem]] = {}
         make = IndexItem._make
@@ -783,10 +798,12 @@ class Index:
         tokens, so it contains at least one of any |A| - ceil(t·|A|) + 1 of them. The query
         asks FTS5 for the rarest that many (short posting lists), then filters on size.
         """
+        from memsite.core.stem import stem
+
         self.sync()
         if not tokens:
             return []
-        stems = {t: analyze(t)[0] if analyze(t) else t for t in tokens}
+        stems = {t: stem(t) for t in tokens}
         frequency = self.document_frequency(set(stems.values()))
         need = len(tokens) - math.ceil(threshold * len(tokens) - 1e-9) + 1
         rarest = sorted(tokens, key=lambda t: (frequency.get(stems[t], 0), t))[:need]
@@ -827,6 +844,16 @@ class Index:
         documents = int(self._meta("documents"))
         return int(self._meta("total_length")) / documents if documents else 0.0
 
+    def terms_with_prefix(self, prefix: str, limit: int) -> list[str]:
+        """Analysed terms in the index that start with ``prefix``, at most ``limit``."""
+        return [
+            r[0]
+            for r in self.db.execute(
+                "SELECT term FROM fts_terms WHERE term >= ? AND term < ? LIMIT ?",
+                (prefix, prefix + "\U0010ffff", limit),
+            )
+        ]
+
     def words_near(self, length: int, spread: int) -> list[str]:
         """Indexed words (raw, unstemmed) whose length is within ``spread`` of ``length``."""
         return [
@@ -845,30 +872,58 @@ class Index:
         include_all: bool,
         limit: int,
     ) -> list[Candidate]:
-        """Entries holding any of the terms, best BM25 first (content 1×, tags and key 2×)."""
+        """Entries that may answer a query of word groups (each group: a word's terms).
+
+        Scoring every entry that holds a common word would cost time in proportion to the
+        store, so the candidates are the entries that hold every word, and those that hold
+        any rare word (one in at most 2% of the entries); only when neither finds anything
+        are the newest entries holding any word taken. Within each query FTS5's BM25 (content 1×,
+        tags and key 2×) picks the best when a rare word bounds the work, else the newest.
+        """
         self.sync()
-        groups = [" OR ".join(_quote(t) for t in group) for group in alternatives if group]
+        groups = [list(dict.fromkeys(g)) for g in alternatives if g]
         if not groups:
             return []
-        query = " OR ".join(f"({g})" for g in groups)
-        where = ["fts MATCH ?"]
-        params: list[Any] = [query]
-        if not include_all:
-            where.append("e.status = ?")
-            params.append(ACTIVE)
-        else:
-            where.append("e.status IS NOT NULL")
+        frequency = self.document_frequency({t for g in groups for t in g})
+        common = max(_COMMON_MIN, self.entry_count() // 50)
+        rare = [g for g in groups if sum(frequency.get(t, 0) for t in g) <= common]
+        found: dict[int, None] = {}
+        filters = (category, include_all, limit)
+        if len(groups) > 1:
+            # ranking what every word matches costs little when one of the words is rare
+            by_rank = bool(rare)
+            found.update(self._matching(" AND ".join(map(_any_of, groups)), *filters, by_rank))
+        if rare:
+            found.update(self._matching(" OR ".join(map(_any_of, rare)), *filters, True))
+        if not found:  # only common words, never together: the newest entries holding one
+            found.update(self._matching(" OR ".join(map(_any_of, groups)), *filters, False))
+        columns = ", ".join("e." + c for c in _COLUMNS.split(", "))
+        out: list[Candidate] = []
+        for chunk in _chunks(list(found)):
+            for r in self.db.execute(
+                f"SELECT {columns}, f.body, f.meta FROM entries e JOIN fts f ON f.rowid = e.n "
+                f"WHERE e.n IN ({_marks(len(chunk))})",
+                chunk,
+            ):
+                out.append(Candidate(Row(*r[:12]), r[12], r[13]))
+        return out
+
+    def _matching(
+        self, query: str, category: str | None, include_all: bool, limit: int, by_rank: bool
+    ) -> dict[int, None]:
+        """Row numbers of the entries matching an FTS5 query, best BM25 first (or newest)."""
+        where = ["fts MATCH ?", "e.status IS NOT NULL" if include_all else "e.status = ?"]
+        params: list[Any] = [query] if include_all else [query, ACTIVE]
         if category is not None:
             where.append("e.category = ?")
             params.append(category)
-        columns = ", ".join("e." + c for c in _COLUMNS.split(", "))
         sql = (
-            f"SELECT {columns}, fts.body, fts.meta, bm25(fts, 1.0, 2.0) AS score FROM fts "
-            f"CROSS JOIN entries e ON e.n = fts.rowid WHERE {' AND '.join(where)} "
-            "ORDER BY score LIMIT ?"
+            "SELECT e.n FROM fts CROSS JOIN entries e ON e.n = fts.rowid "
+            f"WHERE {' AND '.join(where)} "
+            + ("ORDER BY bm25(fts, 1.0, 2.0) " if by_rank else "ORDER BY fts.rowid DESC ")
+            + "LIMIT ?"
         )
-        params.append(limit)
-        return [Candidate(Row(*r[:12]), r[12], r[13], -r[14]) for r in self.db.execute(sql, params)]
+        return dict.fromkeys(r[0] for r in self.db.execute(sql, [*params, limit]))
 
     # --- the views' bookkeeping -------------------------------------------------------------
 
@@ -901,8 +956,7 @@ class Index:
         return total
 
 
-@dataclass(frozen=True)
-class Prepared:
+class Prepared(NamedTuple):
     """An entry file made ready for the index (in a worker process, for big batches)."""
 
     columns: tuple[Any, ...]  # file, id, category, created, confidence, key, digest, words,
@@ -919,18 +973,34 @@ _PARALLEL = 2000  # files above which a second process reads half of them
 
 def _prepare_all(store: Store, names: Sequence[str]) -> list[Read]:
     """Every named file read and prepared; big batches split with a forked second process."""
-    from memsite.storage.parallel import Task, can_fork
+    if len(names) < _PARALLEL:
+        return _prepare_many(store.entries_dir, store.max_entry_bytes, names)
+    from memsite.storage.parallel import Task, can_fork  # multiprocessing costs ~9 ms
 
-    if len(names) < _PARALLEL or not can_fork():
+    if not can_fork():
         return _prepare_many(store.entries_dir, store.max_entry_bytes, names)
     half = len(names) // 2
-    other = Task(_prepare_many, store.entries_dir, store.max_entry_bytes, names[half:])
+    other = Task(_prepare_packed, store.entries_dir, store.max_entry_bytes, names[half:])
     mine = _prepare_many(store.entries_dir, store.max_entry_bytes, names[:half])
-    return mine + other.result()
+    theirs = [
+        (record, None if item is None else Prepared._make(item))
+        for record, item in marshal.loads(other.result())
+    ]
+    return mine + theirs
 
 
 def _prepare_many(folder: Path, limit: int, names: Sequence[str]) -> list[Read]:
     return [_prepare(folder, limit, name) for name in names]
+
+
+def _prepare_packed(folder: Path, limit: int, names: Sequence[str]) -> bytes:
+    """``_prepare_many`` as marshal bytes: the way back from a worker costs a tenth of pickle."""
+    return marshal.dumps(
+        [
+            (record, None if item is None else tuple(item))
+            for record, item in _prepare_many(folder, limit, names)
+        ]
+    )
 
 
 def _prepare(folder: Path, limit: int, name: str) -> Read:
@@ -951,11 +1021,15 @@ def _prepare(folder: Path, limit: int, name: str) -> Read:
         except OSError as exc:
             problem = f"cannot be read ({exc.strerror})"
         else:
-            digest = hashlib.blake2b(data, digest_size=16).digest()
+            digest = _digest(data)
             row, problem = parse_file(data, name, limit)
     record = (_key(name), info.st_ino, info.st_size, info.st_mtime_ns, digest, problem)
     if problem is not None:
         return record, None
+    from memsite.core.budget import index_item
+    from memsite.core.markdown import compacted_bullet
+    from memsite.core.stem import terms as analyze
+
     entry = entry_from_row(row, name)
     item = index_item(entry)
     content = word_tokens(entry.normalized)
@@ -992,6 +1066,10 @@ def _read_transaction(db: sqlite3.Connection) -> Iterator[None]:
         yield
     finally:
         db.execute("COMMIT")
+
+
+def _any_of(terms: Sequence[str]) -> str:
+    return "(" + " OR ".join(map(_quote, terms)) + ")"
 
 
 def _quote(term: str) -> str:
