@@ -101,9 +101,7 @@ def search(
         raise InvalidInputError(f"search query is over {QUERY_MAX} characters: shorten it")
     _check_filters(category)
     index = memory.index()
-    plan = ranking.plan(
-        query, index.document_frequency, index.words_near, index.terms_with_prefix
-    )
+    plan = ranking.plan(query, index.document_frequency, index.words_near, index.terms_with_prefix)
     found = index.candidates(
         [list(t.alternatives) for t in plan],
         category=category,
