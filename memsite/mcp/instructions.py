@@ -1,4 +1,4 @@
-"""The MCP server's ``instructions``: a short guide plus the head of index.md (≤ 2,000 chars)."""
+"""The MCP server's ``instructions``: a short guide plus the index within 2,000 characters."""
 
 from __future__ import annotations
 
@@ -28,20 +28,20 @@ def guide(categories: list[str], index_path: str) -> str:
 
 
 def build_instructions(memory: Memory) -> str:
-    """Guide plus the head of index.md, at most INSTRUCTIONS_MAX characters in total."""
+    """Guide plus the index within what is left of INSTRUCTIONS_MAX characters: the top facts
+    of every category by weight, as index.md holds them within its token budget."""
+    from memsite.memory.upkeep import index_within
+
     index_path = memory.store.relative(memory.store.index_path)
     head = guide(list(memory.config.categories), index_path)
+    intro = "\n\nIndex (the top facts of each category; more: memsite://index, memory_search):\n"
     try:
-        index = memory.context()
+        body = index_within(memory, INSTRUCTIONS_MAX - len(head) - len(intro), _shown)
     except MemsiteError as exc:
-        index = f"(index.md unavailable: {exc})"
-    # Drop the auto-generated banner: it is noise for a model.
-    lines = [line for line in index.splitlines() if not line.startswith("<!--")]
-    body = "\n".join(lines).strip()
-    text = f"{head}\n\nIndex (head of index.md):\n{body}" if body else head
-    if len(text) <= INSTRUCTIONS_MAX:
-        return text
-    more = "\n…(more: read memsite://index or use memory_search)"
-    room = INSTRUCTIONS_MAX - len(more)
-    cut = text.rfind("\n", 0, room)
-    return text[: cut if cut > len(head) else room] + more
+        body = f"(index.md unavailable: {exc})"[: INSTRUCTIONS_MAX - len(head) - len(intro)]
+    return f"{head}{intro}{body}" if body else head
+
+
+def _shown(index: str) -> str:
+    """The index without its auto-generated banner (noise for a model)."""
+    return "\n".join(line for line in index.splitlines() if not line.startswith("<!--")).strip()

@@ -15,12 +15,14 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any, Literal, cast
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
 from memsite import __version__
+from memsite.core.entry import Limits
+from memsite.core.text import one_line, printable
 from memsite.errors import EntryNotFoundError, MemsiteError, SecretFoundError
 from memsite.mcp.instructions import build_instructions
 from memsite.mcp.shapes import (
@@ -79,6 +81,21 @@ class _Session:
 
     def memory(self) -> Memory:
         return Memory(self.store, self.store.load_config())
+
+
+def client_name(ctx: Context | None, limits: Limits) -> str | None:
+    """The name the client gave in the MCP handshake (clientInfo.name), made fit to record:
+    one printable line within the agent-name limit; None when it gave none."""
+    try:
+        params = ctx.session.client_params if ctx is not None else None
+    except (AttributeError, LookupError, ValueError):  # no request context
+        return None
+    info = getattr(params, "client_info", None)
+    name = getattr(info, "name", None)
+    if not isinstance(name, str):
+        return None
+    shown = one_line(printable(name))[: limits.agent_max].strip()
+    return shown or None
 
 
 def _as_list(value: str | list[str] | None) -> list[str]:
@@ -141,16 +158,20 @@ def _write_tools(server: MCPServer[Any], session: _Session, categories: str) -> 
         confidence: Confidence = None,
         key: Key = None,
         agent: Agent = None,
+        ctx: Context | None = None,
     ) -> WriteResult:
         with _tool_errors():
-            answer = session.memory().add(
+            memory = session.memory()
+            answer = memory.add(
                 content,
                 category,
                 tags=_as_list(tags),
                 supersedes=_as_list(supersedes),
                 reason=reason,
                 confidence=confidence,
-                agent=agent if agent is not None else os.environ.get("MEMSITE_AGENT") or None,
+                agent=agent
+                if agent is not None
+                else os.environ.get("MEMSITE_AGENT") or client_name(ctx, memory.config.limits),
                 key=key,
             )
         return cast(WriteResult, answer)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -63,6 +63,11 @@ def _is_generated(path: Path) -> bool:
 
 
 def _index_text(memory: Memory, budget: int) -> str:
+    return _index_texts(memory, lambda render: render(budget))
+
+
+def _index_texts(memory: Memory, choose: Callable[[Callable[[int], str]], str]) -> str:
+    """``choose(render)``: the index rendered for one or more budgets, from one read of it."""
     from memsite.core.budget import render_items
     from memsite.core.compaction import category_order
 
@@ -73,7 +78,30 @@ def _index_text(memory: Memory, budget: int) -> str:
         sections = {
             c: items[c] for c in category_order(memory.config.categories, present) if c in items
         }
-        return render_items(sections, memory.config.categories, budget, index.index_bullets)
+        weights = memory.config.categories
+        return choose(lambda budget: render_items(sections, weights, budget, index.index_bullets))
+
+
+def index_within(memory: Memory, characters: int, shown: Callable[[str], str]) -> str:
+    """The index for the largest token budget whose ``shown`` form fits in ``characters``:
+    every category keeps its weighted share (unlike cutting index.md after its first lines)."""
+    if not memory.config.enabled:
+        return ""
+    memory.ensure_fresh()
+
+    def choose(render: Callable[[int], str]) -> str:
+        low, high = 1, max(characters, 1)  # an estimate never counts more tokens than bytes
+        best = shown(render(low))
+        while low < high:
+            middle = (low + high + 1) // 2
+            text = shown(render(middle))
+            if len(text) <= characters:
+                low, best = middle, text
+            else:
+                high = middle - 1
+        return best if len(best) <= characters else ""
+
+    return _index_texts(memory, choose)
 
 
 def _view_stats(store: Store, names: Iterable[str]) -> dict[str, list[int]]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -20,6 +21,7 @@ from memsite.storage.layout import Store
 from tests.conftest import make_entry, write_raw
 
 T = TypeVar("T")
+DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo"
 TOOLS = {"memory_write", "memory_read", "memory_search", "memory_delete", "memory_list"}
 
 
@@ -345,7 +347,7 @@ def test_resources(store_root: Path) -> None:
     session(store_root, body)
 
 
-def test_instructions_carry_the_guide_and_the_head_of_the_index(store_root: Path) -> None:
+def test_instructions_carry_the_guide_and_the_index(store_root: Path) -> None:
     Memory.open(str(store_root)).add("Releases are cut on Tuesdays.", "operations")
 
     async def body(client: Client) -> str | None:
@@ -366,14 +368,28 @@ def test_instructions_stay_under_2000_characters_with_a_huge_index(store_root: P
     for i in range(400):
         content = f"Service {i} owns the table t{i}; " + "details " * 30
         created = f"2026-03-07T10:{i // 60:02d}:{i % 60:02d}.000Z"
-        write_raw(store_root, make_entry(content, "architecture", created=created))
+        category = "architecture" if i % 4 else "decisions"
+        write_raw(store_root, make_entry(content, category, created=created))
     memory = Memory.open(str(store_root))
     assert len(memory.context()) > 50_000
     instructions = build_instructions(memory)
-    assert len(instructions) <= INSTRUCTIONS_MAX
+    assert INSTRUCTIONS_MAX - 300 < len(instructions) <= INSTRUCTIONS_MAX  # the room is used
     assert instructions.startswith("memsite is this project's shared memory")
     assert "Service 399 owns" in instructions  # the newest facts come first
-    assert instructions.endswith("…(more: read memsite://index or use memory_search)")
+    assert "## Architecture" in instructions and "## Decisions" in instructions
+    assert "Service 396 owns" in instructions  # the newest decision, past many architecture ones
+
+
+def test_instructions_cover_every_category_of_the_demo_store(tmp_path: Path) -> None:
+    demo = tmp_path / "demo"
+    shutil.copytree(DEMO, demo, ignore=shutil.ignore_patterns("cache", "compacted", "index.md"))
+    memory = Memory.open(str(demo / ".memsite"))
+    instructions = build_instructions(memory)
+    assert len(instructions) <= INSTRUCTIONS_MAX
+    present = {e["category"] for e in memory.list_entries()}
+    assert present == set(memory.config.categories)
+    for category in present:
+        assert f"## {category.capitalize()}" in instructions, category
 
 
 def test_a_suspected_secret_is_refused_and_an_agent_cannot_override_it(store_root: Path) -> None:
@@ -416,3 +432,42 @@ def test_planted_secrets_never_reach_an_mcp_answer(store_root: Path, index: int)
     assert "[redacted: " in answers[0] and "[redacted: " in answers[4]
     for answer in answers:
         assert fake.value not in answer
+
+
+@pytest.mark.parametrize(
+    ("client", "env", "argument", "recorded"),
+    [
+        ("claude-code", None, None, "claude-code"),
+        ("claude-code", "ci-bot", None, "ci-bot"),  # $MEMSITE_AGENT says who, when set
+        ("claude-code", "ci-bot", "reviewer", "reviewer"),  # and the call itself, first
+        ("evil\x1b]0;title\x07" + "x" * 300, None, None, "evil]0;title" + "x" * 52),
+        ("   ", None, None, None),
+    ],
+)
+def test_writes_record_the_client_named_in_the_handshake(
+    store_root: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    client: str,
+    env: str | None,
+    argument: str | None,
+    recorded: str | None,
+) -> None:
+    from mcp_types import Implementation
+
+    if env is None:
+        monkeypatch.delenv("MEMSITE_AGENT", raising=False)
+    else:
+        monkeypatch.setenv("MEMSITE_AGENT", env)
+    server = build_server(Store(store_root))
+    fact: dict[str, Any] = {"content": "Releases are cut on Tuesdays.", "category": "operations"}
+    if argument is not None:
+        fact["agent"] = argument
+
+    async def main() -> dict[str, Any]:
+        info = Implementation(name=client, version="1.0")
+        async with Client(server, client_info=info) as connected:
+            written = await call(connected, "memory_write", **fact)
+            return await call(connected, "memory_read", id=written["id"])
+
+    entry = anyio.run(main)
+    assert entry.get("agent") == recorded
