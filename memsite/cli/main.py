@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "memsite.cli.portal",
     "memsite.cli.agents",
     "memsite.cli.mcp",
+    "memsite.cli.transfer",
 )
 SECRET_HINT = "; if it is a reviewed false positive, pass --allow-secret"
 

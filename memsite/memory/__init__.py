@@ -181,6 +181,32 @@ class Memory:
 
         return upkeep.context(self, budget)
 
+    # --- in and out -------------------------------------------------------------------------
+
+    def import_facts(
+        self,
+        path: Path,
+        source: str,
+        *,
+        category: str | None = None,
+        dry_run: bool = False,
+        allow_secret: bool = False,
+    ) -> dict[str, Any]:
+        """Write the facts of ``path`` (agents-md, mcp-memory or jsonl) not held yet."""
+        from memsite.memory import transfer
+
+        return transfer.import_facts(
+            self, path, source, category=category, dry_run=dry_run, allow_secret=allow_secret
+        )
+
+    def export(
+        self, fmt: str, *, include_all: bool = False, output: Path | None = None
+    ) -> dict[str, Any]:
+        """The memory as JSONL or a Markdown bundle (byte-deterministic)."""
+        from memsite.memory import transfer
+
+        return transfer.export(self, fmt, include_all=include_all, output=output)
+
     # --- upkeep -----------------------------------------------------------------------------
 
     def is_fresh(self) -> bool:

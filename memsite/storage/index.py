@@ -777,6 +777,18 @@ class Index:
         self.sync()
         return [r.entry() for r in self._rows_where("id", sorted(ids))]
 
+    def holding(self, category: str, normalized: str) -> str | None:
+        """The id of an entry of ``category`` (any status) whose normalized text is this."""
+        self.sync()
+        for row in self._rows(
+            "WHERE category = ? AND digest = ?",
+            (category, content_digest(normalized)),
+            using="entries_dup",
+        ):
+            if row.entry().normalized == normalized:
+                return row.id
+        return None
+
     def same_content(self, category: str, normalized: str, exclude: set[str]) -> Row | None:
         """An active entry of ``category`` whose normalized content is ``normalized``."""
         self.sync()

@@ -1,0 +1,271 @@
+"""Facts in and out: reading other tools' memories, writing memsite's own as JSONL or Markdown.
+Pure: texts in, facts or texts out.
+
+Sources read:
+
+* ``agents-md``: bullet lists in CLAUDE.md, AGENTS.md, .github/copilot-instructions.md or Cursor
+  rules. Each top-level bullet is a fact (its indented sub-bullets and continuation lines join
+  it); the heading above it picks the category (a configured category's name, or a usual
+  heading for one, e.g. "Code style" → conventions), other headings take the category given.
+  Fenced code, front matter and memsite's own marked block are skipped.
+* ``mcp-memory``: the MCP reference memory server's JSONL. Each observation of an entity is a
+  fact tagged with the entity's name (and type); each relation is a fact "A relation B" tagged
+  with both entities.
+* ``jsonl``: memsite's own export, one entry object per line, taken as it is (ids and times
+  kept), so that export and import round-trip losslessly.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from memsite.core.entry import Entry, format_created
+from memsite.core.text import NAME_RE, one_line
+
+SOURCES = ("agents-md", "mcp-memory", "jsonl")
+BEGIN = "<!-- memsite:begin -->"
+END = "<!-- memsite:end -->"
+_BULLET_RE = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
+_HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
+_FENCE_RE = re.compile(r"^\s*(```|~~~)")
+# Headings that usually hold one kind of fact, by the category they map to.
+HEADING_WORDS = {
+    "conventions": "convention conventions style code-style coding guideline guidelines rules "
+    "naming lint linting formatting standards",
+    "architecture": "architecture structure layout design overview components modules "
+    "project-structure codebase",
+    "operations": "operations commands build building test tests testing deploy deployment "
+    "setup development workflow ci release releasing running run scripts tooling",
+    "decisions": "decisions decision adr adrs choices rationale",
+}
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A fact read from a source, before it is written; ``where`` says where it came from."""
+
+    content: str
+    category: str
+    where: str
+    tags: tuple[str, ...] = ()
+    obj: Mapping[str, Any] | None = None  # a whole entry object (jsonl): written as it is
+
+
+@dataclass
+class Parsed:
+    facts: list[Fact] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+
+
+def slug(name: str) -> str | None:
+    """``name`` as a tag (lower case, other characters as '-'), or None if nothing is left."""
+    value = re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-._")[:64].rstrip("-._")
+    return value if value and NAME_RE.fullmatch(value) else None
+
+
+def heading_category(heading: str, categories: Sequence[str]) -> str | None:
+    """The category a heading names, or None."""
+    words = re.findall(r"[a-z0-9]+", heading.lower())
+    joined = "-".join(words)
+    for category in categories:
+        if category in words or category == joined:
+            return category
+    for category, usual in HEADING_WORDS.items():
+        if category in categories and any(w in usual.split() for w in (*words, joined)):
+            return category
+    return None
+
+
+def parse_agents_md(text: str, name: str, categories: Sequence[str], default: str | None) -> Parsed:
+    """Facts from the bullet lists of an instruction file (see the module's docstring)."""
+    found = Parsed()
+    category: str | None = default
+    heading = ""
+    unmapped: set[str] = set()
+    current: list[str] = []
+    start = 0
+    fenced = in_block = False
+    lines = text.splitlines()
+    first = 0
+    if lines and lines[0].strip() == "---":  # front matter (Cursor rules)
+        ends = [i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"]
+        first = ends[0] + 1 if ends else 0
+
+    def close() -> None:
+        if current:
+            content = one_line(" ".join(current)).replace(" \0 ", "; ").replace("\0", "")
+            if category is None:
+                unmapped.add(heading)
+            elif content:
+                found.facts.append(Fact(content, category, f"{name}:{start}"))
+        current.clear()
+
+    for number, line in enumerate(lines[first:], first + 1):
+        stripped = line.strip()
+        if stripped == BEGIN:
+            close()
+            in_block = True
+            continue
+        if stripped == END:
+            in_block = False
+            continue
+        if in_block:
+            continue
+        if _FENCE_RE.match(line):
+            close()
+            fenced = not fenced
+            continue
+        if fenced:
+            continue
+        if m := _HEADING_RE.match(line):
+            close()
+            heading = m[2]
+            category = heading_category(heading, categories) or default
+            continue
+        if m := _BULLET_RE.match(line):
+            if not m[1] or not current:  # a top-level bullet starts a fact
+                close()
+                start = number
+                current.append(m[2])
+            else:
+                current.append("\0 " + m[2])  # a sub-bullet joins its parent after "; "
+            continue
+        if current and stripped and line[:1].isspace():
+            current.append(stripped)  # a continuation line
+            continue
+        close()
+    close()
+    for heading in sorted(unmapped):
+        label = f"heading {heading!r}" if heading else "bullets before any heading"
+        found.problems.append(
+            f"{name}: {label} maps to no category: pass --category C for such facts"
+        )
+    return found
+
+
+def parse_mcp_memory(text: str, name: str, category: str) -> Parsed:
+    """Facts from the MCP reference memory server's JSONL (entities and relations)."""
+    found = Parsed()
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{name}:{number}"
+        try:
+            item = json.loads(line)
+        except ValueError:
+            found.problems.append(f"{where}: not valid JSON; skipped")
+            continue
+        if not isinstance(item, dict):
+            found.problems.append(f"{where}: not a JSON object; skipped")
+        elif item.get("type") == "entity":
+            found.facts += _entity_facts(item, where, category, found.problems)
+        elif item.get("type") == "relation":
+            fact = _relation_fact(item, where, category)
+            if fact is None:
+                found.problems.append(f"{where}: a relation needs from, relationType and to")
+            else:
+                found.facts.append(fact)
+        else:
+            found.problems.append(f"{where}: neither an entity nor a relation; skipped")
+    return found
+
+
+def _entity_facts(
+    item: Mapping[str, Any], where: str, category: str, problems: list[str]
+) -> list[Fact]:
+    entity = item.get("name")
+    observations = item.get("observations")
+    if not isinstance(entity, str) or not isinstance(observations, list):
+        problems.append(f"{where}: an entity needs a name and a list of observations")
+        return []
+    kind = item.get("entityType")
+    tags = tuple(
+        t for t in dict.fromkeys([slug(entity), slug(kind) if isinstance(kind, str) else None]) if t
+    )
+    facts = []
+    for observation in observations:
+        if isinstance(observation, str) and observation.strip():
+            content = observation.strip()
+            if not _mentions(content, entity):
+                content = f"{entity}: {content}"
+            facts.append(Fact(content, category, where, tags))
+    return facts
+
+
+def _mentions(text: str, name: str) -> bool:
+    return name.lower() in text.lower()
+
+
+def _relation_fact(item: Mapping[str, Any], where: str, category: str) -> Fact | None:
+    source, relation, target = item.get("from"), item.get("relationType"), item.get("to")
+    if not all(isinstance(v, str) and v.strip() for v in (source, relation, target)):
+        return None
+    assert isinstance(source, str) and isinstance(relation, str) and isinstance(target, str)
+    tags = tuple(t for t in dict.fromkeys([slug(source), slug(target)]) if t)
+    return Fact(f"{source} {relation.replace('_', ' ')} {target}", category, where, tags)
+
+
+def parse_jsonl(text: str, name: str) -> Parsed:
+    """Entry objects from memsite's JSONL export (checked when they are written)."""
+    found = Parsed()
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{name}:{number}"
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            found.problems.append(f"{where}: not valid JSON; skipped")
+            continue
+        if not isinstance(obj, dict) or not isinstance(obj.get("content"), str):
+            found.problems.append(f"{where}: not an entry object; skipped")
+            continue
+        category = obj.get("category")
+        found.facts.append(
+            Fact(obj["content"], category if isinstance(category, str) else "", where, obj=obj)
+        )
+    return found
+
+
+# --- export ---------------------------------------------------------------------------------
+
+
+def export_order(entries: Iterable[Entry]) -> list[Entry]:
+    """Oldest first, then by id: the order facts were written in, stable across runs."""
+    return sorted(entries, key=lambda e: (e.created, e.id, e.filename))
+
+
+def jsonl_line(obj: Mapping[str, Any]) -> str:
+    """One entry object per line, its keys in the entry file's order (same store, same bytes)."""
+    return json.dumps(obj, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+
+def markdown_name(entry: Entry) -> str:
+    """A file name built from checked fields only (a UUID and a time), never from a file name."""
+    return f"{entry.created.strftime('%Y-%m-%dT%H-%M-%S')}Z-{entry.id[:8]}.md"
+
+
+def markdown_file(entry: Entry, obj: Mapping[str, Any], status: str) -> str:
+    """One fact as Markdown with YAML front matter (values as JSON scalars, valid YAML)."""
+    meta: dict[str, Any] = {
+        "id": entry.id,
+        "category": entry.category,
+        "created": format_created(entry.created),
+        "status": status,
+        "confidence": entry.confidence,
+        "tags": list(entry.tags),
+    }
+    for key in ("key", "agent", "reason"):
+        if obj.get(key):
+            meta[key] = obj[key]
+    if entry.supersedes:
+        meta["supersedes"] = list(entry.supersedes)
+    lines = ["---"]
+    for key, value in meta.items():
+        lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
+    lines += ["---", "", str(obj.get("content", "")).strip(), ""]
+    return "\n".join(lines)
