@@ -7,7 +7,9 @@ printed raw would be obeyed by the terminal. JSON output escapes them instead.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sys
 from collections.abc import Callable, Sequence
 from datetime import date
@@ -55,6 +57,34 @@ def get_memory(ctx: click.Context) -> Memory:
         root.meta["memory"] = Memory.open(root.params.get("store"))
     memory: Memory = root.meta["memory"]
     return memory
+
+
+def current_session(explicit: str | None = None) -> str:
+    """This process's session: given (a runner's hook payload, --session), else
+    $MEMSITE_SESSION, else one per terminal session: ``cli-`` and a hash of the host, its boot
+    and the process's session id (sids are small numbers that other machines reuse)."""
+    from memsite.core.sessions import session_name
+
+    for candidate in (explicit, os.environ.get("MEMSITE_SESSION")):
+        if candidate:
+            name = session_name(candidate)
+            if name is None:
+                raise InvalidInputError(
+                    f"session {candidate[:80]!r} has no letters or digits: give a name like "
+                    "feature-login"
+                )
+            return name
+    import socket
+    import zlib
+
+    boot = ""
+    with (
+        contextlib.suppress(OSError),
+        open("/proc/sys/kernel/random/boot_id", encoding="ascii") as handle,
+    ):
+        boot = handle.read().strip()
+    seed = f"{socket.gethostname()}:{boot}:{os.getsid(0)}".encode()
+    return f"cli-{zlib.crc32(seed):08x}"
 
 
 def text_argument(value: str, what: str) -> str:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +9,7 @@ import click
 
 from memsite.cli.kit import (
     CONFIDENCE,
+    current_session,
     emit_json,
     get_memory,
     json_option,
@@ -18,6 +18,7 @@ from memsite.cli.kit import (
     text_argument,
     warn,
 )
+from memsite.core.sessions import KINDS
 from memsite.core.text import shorten
 
 allow_secret_option = click.option(
@@ -227,19 +228,75 @@ def delete(ctx: click.Context, entry_id: str, as_json: bool) -> None:
 
 @click.command()
 @click.argument("text")
+@click.option(
+    "--kind",
+    type=click.Choice(KINDS),
+    default="note",
+    show_default=True,
+    help="task (open work), done (a task finished: same text) or decision: the next "
+    "session's context starts with the last session's open tasks and decisions.",
+)
+@click.option(
+    "--session", help="Session name (default: $MEMSITE_SESSION, else one per terminal session)."
+)
 @allow_secret_option
 @json_option
 @click.pass_context
-def log(ctx: click.Context, text: str, allow_secret: bool, as_json: bool) -> None:
-    """Append TEXT (or - for standard input) to today's daily log (session: $MEMSITE_SESSION,
-    else 'default')."""
-    session = os.environ.get("MEMSITE_SESSION") or None
+def log(
+    ctx: click.Context,
+    text: str,
+    kind: str,
+    session: str | None,
+    allow_secret: bool,
+    as_json: bool,
+) -> None:
+    """Append TEXT (or - for standard input) to today's log of the session
+    (daily/<date>-<session>.md: one file per session, so branches never conflict)."""
     body = text_argument(text, "log text")
-    answer = get_memory(ctx).log(body, session, allow_secret=allow_secret)
+    answer = get_memory(ctx).log(
+        body, current_session(session), allow_secret=allow_secret, kind=kind
+    )
     if as_json:
         emit_json(answer)
     else:
         out(f"Logged to {answer['path']}")
 
 
-COMMANDS: list[click.Command] = [init, add, amend, read, list_, search, delete, log]
+@click.group()
+def sessions() -> None:
+    """Sessions and their daily logs."""
+
+
+@sessions.command("list")
+@json_option
+@click.pass_context
+def sessions_list(ctx: click.Context, as_json: bool) -> None:
+    """Sessions with daily logs, the most recently active first, with their open work."""
+    found = get_memory(ctx).sessions()
+    if as_json:
+        emit_json(found)
+        return
+    if not found:
+        out("No sessions: `memsite log TEXT` starts one's daily log.")
+    for row in found:
+        days = row["first"] if row["first"] == row["last"] else f"{row['first']}..{row['last']}"
+        out(f"{row['session']:<24} {days}  {row['lines']} lines, {len(row['open'])} open")
+
+
+@sessions.command("show")
+@click.argument("session")
+@json_option
+@click.pass_context
+def sessions_show(ctx: click.Context, session: str, as_json: bool) -> None:
+    """The daily logs of SESSION, oldest first."""
+    found = get_memory(ctx).session(session)
+    if as_json:
+        emit_json(found)
+        return
+    for log in found["logs"]:
+        out(f"{log['file']}:")
+        for line in log["lines"]:
+            out(f"  {line}")
+
+
+COMMANDS: list[click.Command] = [init, add, amend, read, list_, search, delete, log, sessions]

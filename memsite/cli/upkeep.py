@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
-from memsite.cli.kit import emit_json, get_memory, json_option, out, parse_date, warn
+from memsite.cli.kit import (
+    current_session,
+    emit_json,
+    get_memory,
+    json_option,
+    out,
+    parse_date,
+    warn,
+)
 from memsite.core.text import printable
 
 BUDGET_MAX = 1_000_000
@@ -123,10 +133,24 @@ def status(ctx: click.Context, as_json: bool) -> None:
     show_default=True,
     help="claude-hook prints the JSON a Claude Code SessionStart hook expects.",
 )
+@click.option(
+    "--session",
+    help="The current session (default: the hook payload's session_id, $MEMSITE_SESSION, or "
+    "this terminal's): its own log lines are not carried over.",
+)
 @click.pass_context
-def context(ctx: click.Context, budget: int | None, fmt: str) -> None:
-    """Print index.md for an agent's context (compacting first if stale)."""
-    text, warnings = get_memory(ctx).context_with_warnings(budget)
+def context(ctx: click.Context, budget: int | None, fmt: str, session: str | None) -> None:
+    """Print index.md for an agent's context (compacting first if stale), then the last
+    session's open tasks and decisions (memory.sessionCarryover)."""
+    if fmt == "claude-hook" and session is None and not sys.stdin.isatty():
+        from memsite.runners.claude import parse_hook_input
+
+        payload = parse_hook_input(sys.stdin.read(1 << 20))
+        from memsite.core.sessions import session_name
+
+        hook_session = payload.get("session_id")  # hooks fail open: an odd id is ignored
+        session = session_name(hook_session) if isinstance(hook_session, str) else None
+    text, warnings = get_memory(ctx).context_with_warnings(budget, current_session(session))
     for message in warnings:
         warn(message)
     if fmt == "claude-hook":

@@ -31,13 +31,14 @@ DEFAULT_CONFIG: dict[str, Any] = {
         "trackDaily": False,
         "autoFlush": True,
         "autoCompact": True,
+        "sessionCarryover": True,
         "categories": dict(DEFAULT_CATEGORIES),
         "limits": {"contentMax": 4000, "tagsMax": 20, "agentMax": 64},
     },
     "site": {"site_name": "Project memory", "site_url": None, "repo_url": None},
 }
 
-_FLAGS = ("enabled", "trackDaily", "autoFlush", "autoCompact")
+_FLAGS = ("enabled", "trackDaily", "autoFlush", "autoCompact", "sessionCarryover")
 # Whole numbers and their bounds: generous for real use, small enough for any arithmetic.
 _NUMBERS = {"autoInjectTokenBudget": (1, 1_000_000), "dailyRetentionDays": (1, 36_500)}
 _LIMITS = {
@@ -70,6 +71,7 @@ class Config:
     track_daily: bool = False
     auto_flush: bool = True
     auto_compact: bool = True
+    session_carryover: bool = True
     categories: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_CATEGORIES))
     limits: Limits = field(default_factory=Limits)
     site: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_CONFIG["site"]))
@@ -198,6 +200,7 @@ def parse_config(data: Mapping[str, Any], source: str, *, foreign: bool = False)
         track_daily=get("trackDaily"),
         auto_flush=get("autoFlush"),
         auto_compact=get("autoCompact"),
+        session_carryover=get("sessionCarryover"),
         categories=categories,
         limits=limits,
         site={**DEFAULT_CONFIG["site"], **site},

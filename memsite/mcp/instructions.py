@@ -24,6 +24,7 @@ def guide(categories: list[str], index_path: str) -> str:
         "\n- Categories: " + ", ".join(categories) + "."
         "\n- A fact changed? memory_write the new one with supersedes=[old id] (key= names a "
         "subject with one current value). Status 'duplicate' means it is already recorded."
+        "\n- memory_log notes progress (kind=task, done, decision carry over to the next session)."
     )
 
 

@@ -31,6 +31,7 @@ from memsite.mcp.shapes import (
     EntryDetail,
     EntryList,
     EntryOut,
+    LogResult,
     SearchResult,
     WriteResult,
 )
@@ -74,10 +75,15 @@ def _resource_errors() -> Iterator[None]:
 
 
 class _Session:
-    """The opened store; a fresh `Memory` per call so other writers' entries are seen."""
+    """The opened store; a fresh `Memory` per call so other writers' entries are seen. The
+    session's name is $MEMSITE_SESSION, else one drawn for this connection."""
 
     def __init__(self, store: Store) -> None:
+        from memsite.core.sessions import session_name
+
         self.store = store
+        given = session_name(os.environ.get("MEMSITE_SESSION") or "")
+        self.name = given or f"mcp-{os.urandom(4).hex()}"
 
     def memory(self) -> Memory:
         return Memory(self.store, self.store.load_config())
@@ -108,6 +114,9 @@ _READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 _ADDITIVE = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
+_APPENDING = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=False, open_world_hint=False
+)
 _DESTRUCTIVE = ToolAnnotations(
     read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
 )
@@ -135,6 +144,9 @@ Key = Annotated[
 ]
 Agent = Annotated[str | None, Field(description="Who writes this (default $MEMSITE_AGENT).")]
 Query = Annotated[str, Field(description="Words to look for (typos tolerated).")]
+LogText = Annotated[str, Field(description="What happened or is left to do, one line.")]
+# The values of memsite.core.sessions.KINDS (a Literal must spell them out).
+LogKind = Annotated[Literal["note", "task", "done", "decision"], Field(description="Default note.")]
 CategoryFilter = Annotated[str | None, Field(description="Only this category.")]
 TagFilter = Annotated[str | None, Field(description="Only entries with this tag.")]
 SearchLimit = Annotated[int, Field(ge=1, le=200, description="At most this many hits.")]
@@ -175,6 +187,15 @@ def _write_tools(server: MCPServer[Any], session: _Session, categories: str) -> 
                 key=key,
             )
         return cast(WriteResult, answer)
+
+    @server.tool(annotations=_APPENDING)
+    def memory_log(text: LogText, kind: LogKind = "note") -> LogResult:
+        """Append a line to this session's daily log (searchable with memory_search daily=true,
+        never in the index). kind=task for open work, done when it is finished (same text),
+        decision for a choice made: the next session starts with the open tasks and decisions."""
+        with _tool_errors():
+            answer = session.memory().log(text, session.name, kind=kind)
+        return cast(LogResult, answer)
 
     @server.tool(annotations=_DESTRUCTIVE)
     def memory_delete(id: EntryId) -> DeleteResult:

@@ -74,6 +74,13 @@ class WriteResult(TypedDict):
     warnings: list[str]
 
 
+class LogResult(TypedDict):
+    status: Literal["logged"]
+    path: str
+    session: str
+    kind: Literal["note", "task", "done", "decision"]
+
+
 class DeleteResult(TypedDict):
     status: Literal["deleted"]
     id: str

@@ -130,12 +130,28 @@ class Memory:
         return writes.delete(self, ref)
 
     def log(
-        self, text: str, session: str | None = None, allow_secret: bool = False
+        self,
+        text: str,
+        session: str | None = None,
+        allow_secret: bool = False,
+        kind: str = "note",
     ) -> dict[str, Any]:
         """Append a timestamped line to today's daily log of the session."""
         from memsite.memory import writes
 
-        return writes.log(self, text, session, allow_secret)
+        return writes.log(self, text, session, allow_secret, kind)
+
+    def sessions(self) -> list[dict[str, Any]]:
+        """Sessions with daily logs, most recently active first."""
+        from memsite.memory import sessions
+
+        return sessions.list_sessions(self)
+
+    def session(self, session: str) -> dict[str, Any]:
+        """One session's daily logs."""
+        from memsite.memory import sessions
+
+        return sessions.show_session(self, session)
 
     # --- reading ----------------------------------------------------------------------------
 
@@ -170,16 +186,19 @@ class Memory:
 
         return reads.search(self, query, category, limit, include_all, daily)
 
-    def context(self, budget: int | None = None) -> str:
-        """index.md within the budget, compacting first when the views are stale."""
+    def context(self, budget: int | None = None, session: str | None = None) -> str:
+        """index.md within the budget (compacting first when the views are stale), then the
+        last session's open work (not ``session``'s, the current one) when configured."""
         from memsite.memory import upkeep
 
-        return upkeep.context(self, budget)[0]
+        return upkeep.context(self, budget, session)[0]
 
-    def context_with_warnings(self, budget: int | None = None) -> tuple[str, list[str]]:
+    def context_with_warnings(
+        self, budget: int | None = None, session: str | None = None
+    ) -> tuple[str, list[str]]:
         from memsite.memory import upkeep
 
-        return upkeep.context(self, budget)
+        return upkeep.context(self, budget, session)
 
     # --- in and out -------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import os
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from datetime import date, timedelta
@@ -222,8 +223,12 @@ def ensure_fresh(memory: Memory) -> bool:
     return False
 
 
-def context(memory: Memory, budget: int | None = None) -> tuple[str, list[str]]:
-    """index.md within the budget (compacting first when stale), and warnings.
+def context(
+    memory: Memory, budget: int | None = None, session: str | None = None
+) -> tuple[str, list[str]]:
+    """index.md within the budget (compacting first when stale), and warnings. With
+    ``memory.sessionCarryover`` the last session's open tasks and decisions follow, within
+    the same budget (``session`` is the current one, whose own lines are not carried).
 
     A disabled memory (``memory.enabled: false``) injects nothing. When the views cannot be
     saved (a read-only checkout), the index is built in memory and a warning says so.
@@ -238,13 +243,25 @@ def context(memory: Memory, budget: int | None = None) -> tuple[str, list[str]]:
     except StorageError as exc:
         fresh = False
         warnings.append(f"{exc}; the index below was built in memory and not saved")
-    if fresh and budget is None:
+    carry = ""
+    if memory.config.session_carryover and _has_daily_logs(memory):
+        from memsite.memory.sessions import carryover
+
+        carry = carryover(memory, session)
+    total = budget or memory.config.budget
+    if fresh and budget is None and not carry:
         try:
             return memory.store.index_path.read_text(encoding="utf-8"), warnings
         except (OSError, UnicodeDecodeError):
             pass  # removed meanwhile: build it below
-    text = _index_text(memory, budget or memory.config.budget)
-    return text, warnings
+    if carry:
+        from memsite.core.estimate import estimate_tokens
+
+        room = total - estimate_tokens(carry)
+        if room < 1:
+            return _index_text(memory, total), warnings
+        return _index_text(memory, room) + carry, warnings
+    return _index_text(memory, total), warnings
 
 
 def findings(memory: Memory) -> list[Finding]:
@@ -322,6 +339,15 @@ def status(memory: Memory) -> dict[str, Any]:
         "daily_logs": len(_daily_logs(memory)),
         "findings": len(findings(memory)),
     }
+
+
+def _has_daily_logs(memory: Memory) -> bool:
+    """Any file in daily/ (a scan of a small folder; nothing imported)."""
+    try:
+        with os.scandir(memory.store.daily_dir) as items:
+            return any(item.name.endswith(".md") for item in items)
+    except OSError:
+        return False
 
 
 def _daily_logs(memory: Memory) -> list[tuple[date, Path]]:

@@ -158,14 +158,23 @@ def delete(memory: Memory, ref: str) -> dict[str, Any]:
 
 
 def log(
-    memory: Memory, text: str, session: str | None = None, allow_secret: bool = False
+    memory: Memory,
+    text: str,
+    session: str | None = None,
+    allow_secret: bool = False,
+    kind: str = "note",
 ) -> dict[str, Any]:
-    """Append a timestamped line to today's daily log of the session."""
+    """Append a timestamped line to today's daily log of the session (one file per session,
+    so branches never conflict). ``kind`` task, done or decision marks what carries over."""
+    from memsite.core.sessions import KINDS, log_text
+
     refuse_secrets({"content": text}, (), allow_secret)
     session = session or "default"
     check_name("session", session)
+    if kind not in KINDS:
+        raise InvalidInputError(f"unknown kind {kind!r}: use one of {', '.join(KINDS)}")
     if not text.strip():
         raise InvalidInputError("log text is empty: give the note to record")
     check_text("log text", text, memory.config.limits.content_max)
-    path = append_log(memory.store, text, session, memory.now())
-    return {"status": "logged", "path": str(path), "session": session}
+    path = append_log(memory.store, log_text(kind, text), session, memory.now())
+    return {"status": "logged", "path": str(path), "session": session, "kind": kind}

@@ -44,6 +44,16 @@ def daily_logs(store: Store) -> list[tuple[date, Path]]:
     return sorted(logs)
 
 
+def session_logs(store: Store) -> dict[str, list[tuple[date, Path]]]:
+    """Each session's daily logs, oldest first."""
+    found: dict[str, list[tuple[date, Path]]] = {}
+    for day, path in daily_logs(store):
+        match = DAILY_RE.fullmatch(path.name)
+        assert match is not None
+        found.setdefault(match.group(2), []).append((day, path))
+    return found
+
+
 def log_lines(path: Path, limit: int = 8 << 20) -> list[str]:
     """The lines of a daily log (undecodable bytes replaced; a huge file is skipped)."""
     try:

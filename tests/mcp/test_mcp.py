@@ -22,7 +22,14 @@ from tests.conftest import make_entry, write_raw
 
 T = TypeVar("T")
 DEMO = Path(__file__).resolve().parents[2] / "examples" / "demo"
-TOOLS = {"memory_write", "memory_read", "memory_search", "memory_delete", "memory_list"}
+TOOLS = {
+    "memory_write",
+    "memory_read",
+    "memory_search",
+    "memory_delete",
+    "memory_list",
+    "memory_log",
+}
 
 
 def session(store_root: Path, body: Callable[[Client], Awaitable[T]]) -> T:
@@ -471,3 +478,25 @@ def test_writes_record_the_client_named_in_the_handshake(
 
     entry = anyio.run(main)
     assert entry.get("agent") == recorded
+
+
+def test_memory_log_writes_to_this_connections_session(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("MEMSITE_SESSION", raising=False)
+
+    async def body(client: Client) -> tuple[dict[str, Any], dict[str, Any]]:
+        first = await call(client, "memory_log", text="Wire the login page", kind="task")
+        second = await call(client, "memory_log", text="Wire the login page", kind="done")
+        return first, second
+
+    first, second = session(store_root, body)
+    assert first["session"] == second["session"] and first["session"].startswith("mcp-")
+    other, _ = session(store_root, body)
+    assert other["session"] != first["session"]  # one session per connection
+    lines = Path(first["path"]).read_text(encoding="utf-8").splitlines()
+    assert lines[-2:][0].endswith("[task] Wire the login page")
+    assert lines[-1].endswith("[done] Wire the login page")
+    monkeypatch.setenv("MEMSITE_SESSION", "Feature Login")
+    named, _ = session(store_root, body)
+    assert named["session"] == "feature-login"
