@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 @click.group()
 def agents() -> None:
-    """Wire agent runners (Claude Code, Codex, Copilot, Cursor) to the memory."""
+    """Wire agent runners (Claude Code, Codex, Copilot, Cursor, Gemini CLI) to the memory."""
 
 
 RUNNER_HELP = (

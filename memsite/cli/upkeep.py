@@ -17,6 +17,10 @@ from memsite.cli.kit import (
 )
 from memsite.core.text import printable
 
+# runners.hooks.FORMATS, spelled here so that every command does not import the runners
+# (a test keeps the two equal).
+HOOK_FORMATS = ("claude-hook", "codex-hook", "gemini-hook", "copilot-hook", "cursor-hook")
+
 BUDGET_MAX = 1_000_000
 
 
@@ -128,10 +132,11 @@ def status(ctx: click.Context, as_json: bool) -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["text", "claude-hook"]),
+    type=click.Choice(["text", *HOOK_FORMATS]),
     default="text",
     show_default=True,
-    help="claude-hook prints the JSON a Claude Code SessionStart hook expects.",
+    help="RUNNER-hook prints the JSON that runner's session-start hook expects (Claude Code, "
+    "Codex, Gemini CLI, Copilot CLI, Cursor).",
 )
 @click.option(
     "--session",
@@ -142,22 +147,22 @@ def status(ctx: click.Context, as_json: bool) -> None:
 def context(ctx: click.Context, budget: int | None, fmt: str, session: str | None) -> None:
     """Print index.md for an agent's context (compacting first if stale), then the last
     session's open tasks and decisions (memory.sessionCarryover)."""
-    if fmt == "claude-hook" and session is None and not sys.stdin.isatty():
-        from memsite.runners.claude import parse_hook_input
-
-        payload = parse_hook_input(sys.stdin.read(1 << 20))
+    hook = fmt != "text"
+    if hook and session is None and not sys.stdin.isatty():
         from memsite.core.sessions import session_name
+        from memsite.runners.claude import parse_hook_input
+        from memsite.runners.hooks import payload_session
 
-        hook_session = payload.get("session_id")  # hooks fail open: an odd id is ignored
-        session = session_name(hook_session) if isinstance(hook_session, str) else None
+        given = payload_session(parse_hook_input(sys.stdin.read(1 << 20)))
+        session = session_name(given) if given else None  # hooks fail open: odd ids ignored
     text, warnings = get_memory(ctx).context_with_warnings(budget, current_session(session))
     for message in warnings:
         warn(message)
-    if fmt == "claude-hook":
-        from memsite.runners.claude import claude_hook_output
+    if hook:
+        from memsite.runners.hooks import hook_output
 
         if text:
-            emit_json(claude_hook_output(text))
+            emit_json(hook_output(fmt, text))
     else:
         out(text, nl=False)
 

@@ -1,4 +1,5 @@
-"""Agent runners (Claude Code, Codex, Copilot, Cursor): their files, install plans, hooks.
+"""Agent runners (Claude Code, Codex, Copilot, Cursor, Gemini CLI): their files, install plans,
+hooks.
 
 Each runner is one module that defines ``RUNNER`` (a :class:`~memsite.runners.base.Runner`);
 the built-in ones are listed in ``BUILTIN``, and other packages add theirs the same way through
@@ -19,6 +20,7 @@ BUILTIN = (
     "memsite.runners.codex",
     "memsite.runners.copilot",
     "memsite.runners.cursor",
+    "memsite.runners.gemini",
 )
 ENTRY_POINTS = "memsite.runners"
 

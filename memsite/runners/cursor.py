@@ -1,9 +1,13 @@
-"""Cursor: `.cursor/mcp.json` and an always-applied rule, `.cursor/rules/memsite.mdc`."""
+"""Cursor: `.cursor/mcp.json`, an always-applied rule, `.cursor/rules/memsite.mdc`, and a
+`sessionStart` hook in `.cursor/hooks.json` that adds the index to the context."""
 
 from __future__ import annotations
 
-from memsite.runners.base import Runner
-from memsite.runners.targets import JsonServer, MarkdownBlock
+from typing import Any
+
+from memsite.runners.base import Runner, Wiring
+from memsite.runners.hooks import context_command, is_context_hook
+from memsite.runners.targets import FlatHooks, JsonServer, MarkdownBlock
 
 MDC_HEADER = (
     "---\n"
@@ -12,6 +16,11 @@ MDC_HEADER = (
     "---\n\n"
 )
 
+
+def hook_entries(wiring: Wiring) -> dict[str, dict[str, Any]]:
+    return {"sessionStart": {"command": context_command(wiring, "cursor-hook")}}
+
+
 RUNNER = Runner(
     name="cursor",
     title="Cursor",
@@ -19,5 +28,6 @@ RUNNER = Runner(
     targets=(
         JsonServer(".cursor/mcp.json", "mcpServers", editor=True),
         MarkdownBlock(".cursor/rules/memsite.mdc", header=MDC_HEADER),
+        FlatHooks(".cursor/hooks.json", hook_entries, is_context_hook),
     ),
 )

@@ -5,7 +5,9 @@
   file memsite creates, such as a Cursor rule's front matter).
 * :class:`TomlServer` — an ``[mcp_servers.memsite]`` table in a marked block of a TOML file.
 * :class:`JsonServer` — a ``memsite`` entry in a JSON file's MCP server map.
-* :class:`JsonHooks` — memsite's hook commands in a JSON settings file (Claude Code's shape).
+* :class:`JsonHooks` — memsite's hook commands in a JSON settings file (Claude Code's shape,
+  which Codex and Gemini CLI read too); :class:`FlatHooks` — the flat ``version``/``hooks``
+  shape of Copilot and Cursor; :class:`JsonParts` — several parts in one JSON file.
 
 JSON edits touch only memsite's keys; when a file's own formatting can be given back on
 uninstall, its original bytes are recorded.
@@ -179,9 +181,11 @@ class JsonServer(_JsonTarget):
     rel: str
     container: str
     editor: bool = False
+    typed: bool = True  # write "type": "stdio" (Gemini CLI's entries have no such key)
 
     def add(self, wiring: Wiring, obj: dict[str, Any]) -> list[list[str]]:
-        entry = {"type": "stdio", "command": "memsite", "args": server_args(wiring, self.editor)}
+        entry: dict[str, Any] = {"type": "stdio"} if self.typed else {}
+        entry |= {"command": "memsite", "args": server_args(wiring, self.editor)}
         return edits.add_server(obj, self.rel, self.container, entry)
 
     def remove(self, obj: dict[str, Any], containers: list[list[str]] | None) -> None:
@@ -203,3 +207,75 @@ class JsonHooks(_JsonTarget):
 
     def remove(self, obj: dict[str, Any], containers: list[list[str]] | None) -> None:
         edits.remove_hooks(obj, containers, self.ours)
+
+
+@dataclass(frozen=True)
+class FlatHooks(_JsonTarget):
+    """Hook commands in a ``{"version": 1, "hooks": {event: [entry, ...]}}`` file (Copilot's
+    `.github/hooks/*.json`, Cursor's `.cursor/hooks.json`): one entry per event."""
+
+    rel: str
+    entries: Callable[[Wiring], Mapping[str, dict[str, Any]]]
+    ours: Callable[[str], bool]
+
+    def add(self, wiring: Wiring, obj: dict[str, Any]) -> list[list[str]]:
+        created: list[list[str]] = []
+        if "version" not in obj:
+            obj["version"] = 1
+            created.append(["version"])
+        hooks = obj.get("hooks")
+        if hooks is None:
+            hooks = obj["hooks"] = {}
+            created.append(["hooks"])
+        if not isinstance(hooks, dict):
+            raise InvalidInputError(f"{self.rel}: 'hooks' is not a JSON object: fix it first")
+        for event, entry in self.entries(wiring).items():
+            listed = hooks.get(event)
+            if listed is None:
+                listed = hooks[event] = []
+                created.append(["hooks", event])
+            if not isinstance(listed, list):
+                raise InvalidInputError(f"{self.rel}: 'hooks.{event}' is not a JSON list: fix it")
+            if entry in listed:
+                continue
+            listed[:] = [e for e in listed if not self._mine(e)] + [entry]
+        return created
+
+    def _mine(self, entry: Any) -> bool:
+        return isinstance(entry, dict) and any(
+            isinstance(entry.get(k), str) and self.ours(entry[k]) for k in ("command", "bash")
+        )
+
+    def remove(self, obj: dict[str, Any], containers: list[list[str]] | None) -> None:
+        hooks = obj.get("hooks")
+        if not isinstance(hooks, dict):
+            return
+        for event in list(hooks):
+            listed = hooks[event]
+            if not isinstance(listed, list):
+                continue
+            listed[:] = [e for e in listed if not self._mine(e)]
+            if not listed and (containers is None or ["hooks", event] in containers):
+                del hooks[event]
+        if not hooks and (containers is None or ["hooks"] in containers):
+            del obj["hooks"]
+        if set(obj) == {"version"} and (containers is None or ["version"] in containers):
+            del obj["version"]
+
+
+@dataclass(frozen=True)
+class JsonParts(_JsonTarget):
+    """Several of memsite's parts in one JSON file (Gemini's settings: server and hooks)."""
+
+    rel: str
+    parts: tuple[_JsonTarget, ...]
+
+    def add(self, wiring: Wiring, obj: dict[str, Any]) -> list[list[str]]:
+        created: list[list[str]] = []
+        for part in self.parts:
+            created += [c for c in part.add(wiring, obj) if c not in created]
+        return created
+
+    def remove(self, obj: dict[str, Any], containers: list[list[str]] | None) -> None:
+        for part in self.parts:
+            part.remove(obj, containers)

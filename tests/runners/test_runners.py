@@ -77,6 +77,7 @@ def test_install_keeps_user_content_is_idempotent_and_uninstall_restores_bytes(
         ".claude/settings.json",
         ".codex/config.toml",
         "AGENTS.md",
+        ".codex/hooks.json",
         ".memsite/agents.json",
     }
 
@@ -118,6 +119,7 @@ def test_install_keeps_user_content_is_idempotent_and_uninstall_restores_bytes(
     assert removed.exit_code == 0, removed.stderr
     assert set(removed.json()["removed"]) == {
         ".codex/config.toml",
+        ".codex/hooks.json",
         ".memsite/agents.json",
         ".codex/",
     }
@@ -125,12 +127,20 @@ def test_install_keeps_user_content_is_idempotent_and_uninstall_restores_bytes(
     assert runner("agents", "uninstall", "--json").json()["written"] == []
 
 
+def hook_files(root: Path) -> dict[str, object]:
+    names = (".codex/hooks.json", ".gemini/settings.json", ".github/hooks/memsite.json")
+    return {
+        name: json.loads((root / name).read_text(encoding="utf-8"))
+        for name in (*names, ".cursor/hooks.json")
+    }
+
+
 def test_all_runners_on_an_empty_repository(store_root: Path, runner: Invoke) -> None:
     root = store_root.parent
     before = snapshot(root)
     result = runner("agents", "install", "--json")  # nothing to detect: every runner
     assert result.exit_code == 0, result.stderr
-    assert result.json()["runners"] == ["claude", "codex", "copilot", "cursor"]
+    assert result.json()["runners"] == ["claude", "codex", "copilot", "cursor", "gemini"]
     vscode = json.loads((root / ".vscode" / "mcp.json").read_text(encoding="utf-8"))
     assert vscode == {
         "servers": {
@@ -154,8 +164,51 @@ def test_all_runners_on_an_empty_repository(store_root: Path, runner: Invoke) ->
     assert rule.count(BEGIN) == 1
     copilot = (root / ".github" / "copilot-instructions.md").read_text(encoding="utf-8")
     assert copilot.startswith(BEGIN) and copilot.endswith(END + "\n")
-    for name in ("AGENTS.md", "CLAUDE.md"):
+    for name in ("AGENTS.md", "CLAUDE.md", "GEMINI.md"):
         assert (root / name).read_text(encoding="utf-8").startswith(BEGIN)
+    assert hook_files(root) == {
+        ".codex/hooks.json": {
+            "hooks": {
+                "SessionStart": [
+                    {
+                        "matcher": "startup|resume|clear|compact",
+                        "hooks": [
+                            {"type": "command", "command": "memsite context --format codex-hook"}
+                        ],
+                    }
+                ]
+            }
+        },
+        ".gemini/settings.json": {
+            "mcpServers": {"memsite": {"command": "memsite", "args": ["mcp"]}},
+            "hooks": {
+                "SessionStart": [
+                    {
+                        "matcher": "*",
+                        "hooks": [
+                            {"type": "command", "command": "memsite context --format gemini-hook"}
+                        ],
+                    }
+                ]
+            },
+        },
+        ".github/hooks/memsite.json": {
+            "version": 1,
+            "hooks": {
+                "sessionStart": [
+                    {
+                        "type": "command",
+                        "bash": "memsite context --format copilot-hook",
+                        "timeoutSec": 30,
+                    }
+                ]
+            },
+        },
+        ".cursor/hooks.json": {
+            "version": 1,
+            "hooks": {"sessionStart": [{"command": "memsite context --format cursor-hook"}]},
+        },
+    }
     installed = snapshot(root)
     assert runner("agents", "install", "--runner", "all").exit_code == 0
     assert snapshot(root) == installed
@@ -170,7 +223,8 @@ def test_all_runners_on_an_empty_repository(store_root: Path, runner: Invoke) ->
         ([".github/copilot-instructions.md"], ["copilot"]),
         ([".vscode/", ".codex/"], ["codex", "copilot"]),
         (["CLAUDE.md"], ["claude"]),
-        ([], ["claude", "codex", "copilot", "cursor"]),
+        ([".gemini/"], ["gemini"]),
+        ([], ["claude", "codex", "copilot", "cursor", "gemini"]),
     ],
 )
 def test_runner_detection(
@@ -429,3 +483,67 @@ def test_instruction_block_documents_the_workflow_compaction_and_branches() -> N
     # It is read at every session start, in every runner: keep it within its budget.
     real = max(len(bpe_openai.get_encoding(n).encode(block)) for n in ("cl100k_base", "o200k_base"))
     assert real <= 450 and estimate_tokens(block) <= 700, (real, estimate_tokens(block))
+
+
+def test_hooks_merge_into_the_users_own_and_leave_them_on_uninstall(
+    store_root: Path, runner: Invoke
+) -> None:
+    root = store_root.parent
+    (root / ".cursor").mkdir()
+    user_cursor = {"version": 1, "hooks": {"afterFileEdit": [{"command": "./format.sh"}]}}
+    (root / ".cursor" / "hooks.json").write_text(json.dumps(user_cursor), encoding="utf-8")
+    (root / ".gemini").mkdir()
+    user_gemini = {
+        "theme": "dark",
+        "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "echo hi"}]}]},
+    }
+    (root / ".gemini" / "settings.json").write_text(json.dumps(user_gemini), encoding="utf-8")
+    before = snapshot(root)
+    assert runner("agents", "install", "--runner", "cursor,gemini").exit_code == 0
+    cursor = json.loads((root / ".cursor" / "hooks.json").read_text(encoding="utf-8"))
+    assert cursor["hooks"]["afterFileEdit"] == [{"command": "./format.sh"}]
+    assert cursor["hooks"]["sessionStart"] == [{"command": "memsite context --format cursor-hook"}]
+    gemini = json.loads((root / ".gemini" / "settings.json").read_text(encoding="utf-8"))
+    assert gemini["theme"] == "dark"
+    assert [g["hooks"][0]["command"] for g in gemini["hooks"]["SessionStart"]] == [
+        "echo hi",
+        "memsite context --format gemini-hook",
+    ]
+    assert runner("agents", "uninstall").exit_code == 0
+    assert snapshot(root) == before
+
+
+@pytest.mark.parametrize(
+    ("fmt", "payload", "shape"),
+    [
+        ("codex-hook", {"session_id": "s-1"}, "hookSpecificOutput"),
+        ("gemini-hook", {"session_id": "s-1"}, "hookSpecificOutput"),
+        ("copilot-hook", {"sessionId": "s-1"}, "additionalContext"),
+        ("cursor-hook", {"conversation_id": "s-1"}, "additional_context"),
+    ],
+)
+def test_each_runner_hook_prints_its_own_shape_and_reads_its_session(
+    store_root: Path, runner: Invoke, fmt: str, payload: dict[str, str], shape: str
+) -> None:
+    runner("add", "Use pnpm", "-c", "conventions")
+    runner("log", "Wire the login page", "--kind", "task", "--session", "s-1")
+    runner("log", "Review the API", "--kind", "task", "--session", "s-0")
+    done = runner("context", "--format", fmt, input=json.dumps(payload))
+    assert done.exit_code == 0, done.stderr
+    printed = json.loads(done.stdout)
+    if shape == "hookSpecificOutput":
+        assert printed["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+        text = printed["hookSpecificOutput"]["additionalContext"]
+    else:
+        text = printed[shape]
+    if fmt == "cursor-hook":
+        assert printed["continue"] is True
+    assert "- Use pnpm" in text
+    assert "Review the API" in text and "Wire the login page" not in text  # s-1 is current
+
+
+def test_the_cli_offers_every_runners_hook_format() -> None:
+    from memsite.cli.upkeep import HOOK_FORMATS
+    from memsite.runners.hooks import FORMATS
+
+    assert HOOK_FORMATS == FORMATS
