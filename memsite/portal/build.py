@@ -56,7 +56,29 @@ def portal_for(
     if site_name and not site.get("site_name"):
         site["site_name"] = site_name
     result = memory.state().result
-    return build_portal(result, site, config.categories, config.budget, cache, findings=findings)
+    return build_portal(
+        result,
+        site,
+        config.categories,
+        config.budget,
+        cache,
+        findings=findings,
+        sessions=shared_sessions(memory),
+    )
+
+
+def shared_sessions(memory: Memory) -> list[tuple[str, list[tuple[str, list[str]]]]]:
+    """The sessions' daily logs, newest first, when they are shared in git
+    (``memory.trackDaily``); otherwise none: a published site shows only what git holds."""
+    if not memory.config.track_daily:
+        return []
+    from memsite.storage.daily import log_lines
+
+    found = []
+    for row in memory.sessions():
+        files = [memory.store.root / name for name in row["files"]]
+        found.append((row["session"], [(path.name[:10], log_lines(path)) for path in files]))
+    return found
 
 
 def prepare_site_dir(site_dir: Path) -> bool:

@@ -22,7 +22,7 @@ from memsite.core.compaction import ACTIVE, STATUSES, Compaction, Finding, reach
 from memsite.core.entry import Entry, format_created
 from memsite.core.markdown import category_title
 from memsite.core.secrets import redact
-from memsite.core.text import is_name
+from memsite.core.text import is_name, printable
 from memsite.portal.redact import Redactor
 from memsite.portal.text import safe_title
 
@@ -190,6 +190,19 @@ class FindingView:
     files: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class SessionView:
+    """A session's daily logs as the timeline shows them (lines redacted, printable)."""
+
+    name: str
+    days: tuple[str, ...]
+    lines: tuple[str, ...]
+
+    @property
+    def anchor(self) -> str:
+        return f"s-{self.name}"
+
+
 @dataclass
 class Portal:
     """The whole memory as the portal shows it, redacted, newest first."""
@@ -207,6 +220,7 @@ class Portal:
     winner: dict[str, str]
     losers: dict[str, list[str]]
     findings: list[FindingView] = field(default_factory=list)
+    sessions: list[SessionView] = field(default_factory=list)
     position: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -312,11 +326,14 @@ def build_portal(
     cache: PortalCache | None = None,
     *,
     findings: Sequence[Finding] = (),
+    sessions: Sequence[tuple[str, Sequence[tuple[str, Sequence[str]]]]] = (),
 ) -> Portal:
     """Redact the compaction result once and derive every view the pages need.
 
     ``findings`` are the review's: entries whose full secret scan found something are
-    redacted with the full scan, and the review page shows them.
+    redacted with the full scan, and the review page shows them. ``sessions`` are the daily
+    logs shared in git (name, [(day, lines)]), newest session first; their lines are
+    redacted with the full scan (a log is free text) and stripped of control characters.
     """
     cache = cache or PortalCache()
     full = secret_ids(findings)
@@ -354,6 +371,19 @@ def build_portal(
         superseded_by=dict(result.superseded_by),
         winner=dict(result.winner),
         losers=dict(losers),
+        sessions=[
+            SessionView(
+                name,
+                tuple(day for day, _ in logs),
+                tuple(
+                    printable(cache.redactor.text(line, full=True))
+                    for _, lines in logs
+                    for line in lines
+                    if line.startswith("- ")
+                ),
+            )
+            for name, logs in sessions
+        ],
     )
     return portal.with_findings(findings)
 

@@ -162,6 +162,10 @@ class Renderer:
         days: dict[str, list[EntryView]] = {}
         for entry in portal.entries:
             days.setdefault(entry.day, []).append(entry)
+        on_day: dict[str, list[Any]] = {}
+        for session in portal.sessions:
+            for day in session.days:
+                on_day.setdefault(day, []).append(session)
         pages.append(
             self._nav_page(
                 "timeline/",
@@ -169,6 +173,8 @@ class Renderer:
                 "timeline.html",
                 days=list(days.items()),
                 total=len(portal.entries),
+                sessions=portal.sessions,
+                on_day=on_day,
             )
         )
         groups: dict[str, list[Any]] = {}

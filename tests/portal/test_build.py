@@ -241,3 +241,38 @@ def test_llms_txt_counts_findings_in_words(tmp_path: Path) -> None:
     for count, words in ((0, "0 findings"), (1, "1 finding "), (2, "2 findings")):
         portal = dataclasses.replace(empty, findings=[object()] * count)  # type: ignore[list-item]
         assert words in renderer.llms_txt(portal)
+
+
+def test_the_timeline_links_the_sessions_shared_in_git(store_root: Path, tmp_path: Path) -> None:
+    from memsite.memory import Memory
+    from memsite.portal.build import build_site
+
+    (store_root / "config.json").write_text(
+        json.dumps({"memory": {"trackDaily": True}}), encoding="utf-8"
+    )
+    memory = Memory.open(str(store_root))
+    memory.add("Use pnpm", "conventions")
+    memory.log("Wire the <login> page", "feature-a", kind="task")
+    memory.log("The deploy key is AKIAZ7VQ3XK2P4L9WQ8M", "feature-a", allow_secret=True)
+    site = tmp_path / "site"
+    build_site(Memory.open(str(store_root)), site)
+    html = (site / "timeline" / "index.html").read_text(encoding="utf-8")
+    assert '<a href="#s-feature-a">feature-a</a>' in html
+    assert '<h3 id="s-feature-a">feature-a' in html
+    assert "[task] Wire the &lt;login&gt; page" in html  # escaped, never markup
+    assert "AKIAZ7VQ3XK2P4L9WQ8M" not in html  # redacted
+
+
+def test_sessions_stay_off_the_portal_unless_shared_in_git(
+    store_root: Path, tmp_path: Path
+) -> None:
+    from memsite.memory import Memory
+    from memsite.portal.build import build_site
+
+    memory = Memory.open(str(store_root))
+    memory.add("Use pnpm", "conventions")
+    memory.log("a local note", "feature-a")
+    site = tmp_path / "site"
+    build_site(Memory.open(str(store_root)), site)
+    html = (site / "timeline" / "index.html").read_text(encoding="utf-8")
+    assert "feature-a" not in html and "a local note" not in html
