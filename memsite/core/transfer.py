@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -147,18 +147,22 @@ def parse_agents_md(text: str, name: str, categories: Sequence[str], default: st
     return found
 
 
-def parse_mcp_memory(text: str, name: str, category: str) -> Parsed:
-    """Facts from the MCP reference memory server's JSONL (entities and relations)."""
-    found = Parsed()
+def _json_lines(text: str, name: str, problems: list[str]) -> Iterator[tuple[str, Any]]:
+    """(where, value) of each non-blank line that is JSON; the others are reported."""
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
         where = f"{name}:{number}"
         try:
-            item = json.loads(line)
-        except ValueError:
-            found.problems.append(f"{where}: not valid JSON; skipped")
-            continue
+            yield where, json.loads(line)
+        except (ValueError, RecursionError):
+            problems.append(f"{where}: not valid JSON; skipped")
+
+
+def parse_mcp_memory(text: str, name: str, category: str) -> Parsed:
+    """Facts from the MCP reference memory server's JSONL (entities and relations)."""
+    found = Parsed()
+    for where, item in _json_lines(text, name, found.problems):
         if not isinstance(item, dict):
             found.problems.append(f"{where}: not a JSON object; skipped")
         elif item.get("type") == "entity":
@@ -212,15 +216,7 @@ def _relation_fact(item: Mapping[str, Any], where: str, category: str) -> Fact |
 def parse_jsonl(text: str, name: str) -> Parsed:
     """Entry objects from memsite's JSONL export (checked when they are written)."""
     found = Parsed()
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        where = f"{name}:{number}"
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            found.problems.append(f"{where}: not valid JSON; skipped")
-            continue
+    for where, obj in _json_lines(text, name, found.problems):
         if not isinstance(obj, dict) or not isinstance(obj.get("content"), str):
             found.problems.append(f"{where}: not an entry object; skipped")
             continue

@@ -243,3 +243,9 @@ def test_the_skipped_block_is_the_one_agents_install_writes() -> None:
     from memsite.runners import targets
 
     assert (transfer.BEGIN, transfer.END) == (targets.BEGIN, targets.END)
+
+
+def test_a_line_nested_too_deep_is_reported_not_fatal() -> None:
+    deep = "[" * 100_000 + "]" * 100_000
+    for parsed in (parse_mcp_memory(deep, "m.jsonl", "conventions"), parse_jsonl(deep, "e.jsonl")):
+        assert parsed.facts == [] and parsed.problems[0].endswith("not valid JSON; skipped")
