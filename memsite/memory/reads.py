@@ -6,8 +6,9 @@ every string (unknown keys too), plus the fields the operation adds.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from memsite.core.entry import Entry, check_name
@@ -66,16 +67,15 @@ def list_entries(
     limit: int | None = None,
 ) -> list[dict[str, Any]]:
     tag = _check_filters(category, tag)
+    wanted = None if limit is None else max(limit, 0)
     if include_all:
         result = memory.state().result
-        pool = [e for e in result.entries if category is None or e.category == category]
-    else:
-        from memsite.core.compaction import order
-
-        pool = order(row.entry() for row in memory.index().active(category))
-    chosen = [e for e in pool if tag is None or tag in e.tags]
-    if limit is not None:
-        chosen = chosen[: max(limit, 0)]
+        pool: Iterable[Entry] = (
+            e for e in result.entries if category is None or e.category == category
+        )
+    else:  # read in order from the index, only as far as the limit needs
+        pool = (row.entry() for row in memory.index().active_in_order(category))
+    chosen = list(islice((e for e in pool if tag is None or tag in e.tags), wanted))
     if include_all:
         return [entry_json(e, status=result.status[e.id]) for e in chosen]
     return [entry_json(e) for e in chosen]

@@ -404,16 +404,11 @@ class Index:
         probe = self._probe()
         before = self._dir_state()
         listed = self._listing()
-        known = {
-            _unkey(name): (ino, size, mtime, digest)
-            for name, ino, size, mtime, digest in self.db.execute(
-                "SELECT name, ino, size, mtime, hash FROM files"
-            )
-        }
-        added = [name for name, ino in listed.items() if known.get(name, (None,))[0] != ino]
-        removed = [name for name in known if listed.get(name) != known[name][0]]
+        known = {_unkey(name): ino for name, ino in self.db.execute("SELECT name, ino FROM files")}
+        added = [name for name, ino in listed.items() if known.get(name) != ino]
+        removed = [name for name, ino in known.items() if listed.get(name) != ino]
         if full:
-            changed = self._rehash(listed, known)
+            changed = self._rehash(listed)
             added += changed
             removed += changed
         after = self._dir_state()
@@ -440,12 +435,10 @@ class Index:
         """Did entries/ hold temporaries when last listed?"""
         return bool(self._meta("temporaries"))
 
-    def _rehash(self, listed: dict[str, int], known: dict[str, tuple[Any, ...]]) -> list[str]:
-        changed = []
-        for name in listed:
-            if name in known and known[name][3] != self._hash(name):
-                changed.append(name)
-        return changed
+    def _rehash(self, listed: dict[str, int]) -> list[str]:
+        """Files whose bytes differ from what was read (edited in place, against the spec)."""
+        hashes = {_unkey(n): h for n, h in self.db.execute("SELECT name, hash FROM files")}
+        return [n for n in listed if n in hashes and hashes[n] != self._hash(n)]
 
     def _hash(self, name: str) -> int | None:
         try:
@@ -717,6 +710,21 @@ class Index:
                 (ACTIVE, category),
             )
         ]
+
+    def active_in_order(self, category: str | None = None) -> Iterator[Row]:
+        """Active entries in compaction's order (newest, confidence, id), read as needed."""
+        self.sync()
+        where, params = "status = ?", [ACTIVE]
+        if category is not None:
+            where += " AND category = ?"
+            params.append(category)
+        cursor = self.db.execute(
+            f"SELECT {_COLUMNS} FROM entries INDEXED BY entries_order WHERE {where} "
+            "ORDER BY created DESC, confidence DESC, id DESC",
+            params,
+        )
+        for values in cursor:
+            yield Row(*values)
 
     def categories_present(self) -> list[str]:
         self.sync()
