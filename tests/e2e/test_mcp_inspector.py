@@ -70,8 +70,10 @@ def test_inspector_lists_tools_and_writes(store_root: Path) -> None:
         "memory_search",
         "memory_delete",
         "memory_list",
+        "memory_log",
     }
     assert tools["memory_delete"]["annotations"]["destructiveHint"] is True
+    assert tools["memory_log"]["annotations"]["idempotentHint"] is False  # each call appends
     assert tools["memory_search"]["annotations"]["readOnlyHint"] is True
 
     written = run_inspector(
