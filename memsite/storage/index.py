@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from memsite import __version__
 from memsite.core.entry import CONFIDENCE_RANK, Entry
 from memsite.core.text import has_surrogate, word_tokens
+from memsite.errors import StorageError
 from memsite.storage.entries import (
     InvalidFile,
     entry_from_row,
@@ -344,7 +345,11 @@ class Index:
         except sqlite3.DatabaseError as exc:
             if self.in_memory or not self._corrupt(exc):
                 if self.in_memory or "readonly" not in str(exc).lower():
-                    raise
+                    raise StorageError(
+                        f"cannot use the cache {self.store.relative(self.path)} ({exc}): "
+                        "if another memsite command is running, wait for it; else delete "
+                        f"{self.store.relative(self.store.cache_dir)}/ (it is rebuilt)"
+                    ) from None
                 self._switch_to_memory()  # the cache cannot be written: work without it
             else:
                 self.notices.append(

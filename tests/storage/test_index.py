@@ -314,3 +314,25 @@ def test_times_order_the_index_as_compaction_does(store_root: Path, clock: Clock
     listed = [e["content"] for e in open_memory(store_root, clock).list_entries()]
     full = compact(scan(Store(store_root)).entries, ())
     assert listed == [e.content for e in full.active()]
+
+
+def test_a_cache_held_locked_too_long_is_one_clear_error(store_root: Path, clock: Clock) -> None:
+    import sqlite3
+
+    from memsite.errors import StorageError
+
+    open_memory(store_root, clock).add("first", "conventions")
+    write_raw(store_root, make_entry("second", created=clock.tick()))  # the next read syncs
+    holder = sqlite3.connect(store_root / "cache" / "index.sqlite3", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")  # another process mid-write
+    try:
+        memory = open_memory(store_root, clock)
+        memory.model.index._db = memory.model.index._connect(
+            str(store_root / "cache" / "index.sqlite3")
+        )
+        memory.model.index.db.execute("PRAGMA busy_timeout = 50")
+        with pytest.raises(StorageError, match="if another memsite command is running"):
+            memory.list_entries()
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
