@@ -49,7 +49,7 @@ class ReadModel:
             from memsite.core.compaction import compact
 
             index = self.synced()
-            found = Scan(index.all_entries(), index.invalid(), index.fingerprint())
+            found = Scan(index.all_entries(), index.invalid())
             self._state = State(found, compact(found.entries, self.config.categories))
         return self._state
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import zlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -42,11 +41,10 @@ class InvalidFile:
 
 @dataclass
 class Scan:
-    """Everything read from entries/: valid entries, unusable files, and a fingerprint."""
+    """Everything read from entries/: valid entries and unusable files."""
 
     entries: list[Entry]
     invalid: list[InvalidFile]
-    fingerprint: str
 
 
 # --- writing ------------------------------------------------------------------------------------
@@ -171,14 +169,19 @@ def parse_file(data: bytes, name: str, limit: int) -> tuple[Any, str | None]:
         return None, str(exc)
 
 
-def read_file(path: str | Path, name: str, limit: int) -> tuple[Any, str | None]:
+def load(path: str | Path, limit: int) -> tuple[bytes | None, str | None]:
+    """An entry file's bytes, or None and why they cannot be read (never more than ``limit``)."""
     try:
-        data = read_bounded(path, limit)
+        return read_bounded(path, limit), None
     except OverflowError as exc:
         return None, f"is {exc.args[0]} bytes, over the {limit} byte limit of an entry file"
     except OSError as exc:
         return None, f"cannot be read ({exc.strerror})"
-    return parse_file(data, name, limit)
+
+
+def read_file(path: str | Path, name: str, limit: int) -> tuple[Any, str | None]:
+    data, problem = load(path, limit)
+    return (None, problem) if data is None else parse_file(data, name, limit)
 
 
 def unusable(info: os.stat_result, limit: int) -> str | None:
@@ -196,12 +199,8 @@ def scan(store: Store) -> Scan:
     """Read every entries/*.json, with no cache at all; unusable files are reported."""
     entries: list[Entry] = []
     invalid: list[InvalidFile] = []
-    stamps: list[str] = []
     limit = store.max_entry_bytes
     for name, path, info in listing(store):
-        stamp = _stamp(name, info)
-        if stamp is not None:
-            stamps.append(stamp)
         problem = unusable(info, limit)
         row = None
         if problem is None:
@@ -210,43 +209,4 @@ def scan(store: Store) -> Scan:
             invalid.append(InvalidFile(name, problem or "cannot be read"))
         else:
             entries.append(entry_from_row(row, name))
-    return Scan(entries, invalid, combine_stamps(stamps))
-
-
-def read_entry(store: Store, filename: str) -> Entry | None:
-    """One entry file parsed, or None when it is gone or unusable."""
-    try:
-        data = read_bounded(store.entry_path(filename), store.max_entry_bytes)
-        return parse_entry(data, filename)
-    except (OSError, OverflowError, InvalidEntryFileError, StorageError):
-        return None
-
-
-# --- fingerprints -------------------------------------------------------------------------------
-
-
-def _stamp(name: str, info: os.stat_result) -> str | None:
-    """What the fingerprint knows of one entry file: name, size and mtime (links: name only)."""
-    if S_ISLNK(info.st_mode):
-        return f"{name}:link"
-    if S_ISREG(info.st_mode):
-        return f"{name}:{info.st_size}:{info.st_mtime_ns}"
-    return None
-
-
-def _stamp_value(stamp: str) -> int:
-    data = stamp.encode("utf-8", "surrogateescape")
-    # Two CRCs (forwards and backwards) give 64 bits per file: cheap, and ample for a cache key.
-    return (zlib.crc32(data) << 32) | zlib.crc32(data[::-1])
-
-
-def combine_stamps(stamps: Iterable[str], start: str | None = None) -> str:
-    """An order-independent fingerprint of file stamps; ``start`` extends an earlier one.
-
-    It is a sum of per-file hashes, so a writer that adds one file can update it without
-    listing the folder again.
-    """
-    total = int(start, 16) if start else 0
-    for stamp in stamps:
-        total = (total + _stamp_value(stamp)) % (1 << 64)
-    return f"{total:016x}"
+    return Scan(entries, invalid)

@@ -41,10 +41,11 @@ from memsite.errors import StorageError
 from memsite.storage.entries import (
     InvalidFile,
     entry_from_row,
+    load,
     parse_file,
     unusable,
 )
-from memsite.storage.files import TEMP_SUFFIX, is_temporary, read_bounded
+from memsite.storage.files import TEMP_SUFFIX, is_temporary
 from memsite.storage.layout import Store
 
 if TYPE_CHECKING:
@@ -465,7 +466,7 @@ class Index:
         if bulk:
             db.execute("PRAGMA cache_size=-65536")  # 64 MB of pages while building
         touched: set[str] = set()
-        gone_rows = self._rows_where_files(removed)
+        gone_rows = self._rows_where("file", removed)
         if not bulk:
             touched |= self._component({r.id for r in gone_rows})
         for chunk in _chunks(removed):
@@ -643,9 +644,6 @@ class Index:
             rows += self._rows(f"WHERE {column} IN ({_marks(len(chunk))})", chunk)
         return rows
 
-    def _rows_where_files(self, names: Sequence[str]) -> list[Row]:
-        return self._rows_where("file", names)
-
     def all_entries(self) -> list[Entry]:
         """Every valid entry (duplicated ids included: compaction decides between them)."""
         self.sync()
@@ -664,12 +662,6 @@ class Index:
                 "SELECT name, error FROM files WHERE error IS NOT NULL ORDER BY name"
             )
         ]
-
-    def active(self, category: str | None = None) -> list[Row]:
-        self.sync()
-        if category is None:
-            return self._rows("WHERE status = ?", (ACTIVE,))
-        return self._rows("WHERE status = ? AND category = ?", (ACTIVE, category))
 
     def index_items(self) -> dict[str, list[IndexItem]]:
         """Category → its active entries as index items, newest first (compaction's order)."""
@@ -972,15 +964,6 @@ class Index:
         self.sync()
         return _read_transaction(self.db)
 
-    def size(self) -> int:
-        """Bytes on disk (the database and its write-ahead log)."""
-        total = 0
-        for suffix in ("", "-wal", "-shm"):
-            with contextlib.suppress(OSError):
-                total += os.stat(f"{self.path}{suffix}").st_size
-        return total
-
-
 class Prepared(NamedTuple):
     """An entry file made ready for the index (in a worker process, for big batches)."""
 
@@ -1039,13 +1022,8 @@ def _prepare(folder: Path, limit: int, name: str) -> Read:
     row: Any = None
     digest = None
     if problem is None:
-        try:
-            data = read_bounded(path, limit)
-        except OverflowError as exc:
-            problem = f"is {exc.args[0]} bytes, over the {limit} byte limit of an entry file"
-        except OSError as exc:
-            problem = f"cannot be read ({exc.strerror})"
-        else:
+        data, problem = load(path, limit)
+        if data is not None:
             digest = _digest(data)
             row, problem = parse_file(data, name, limit)
     record = (_key(name), info.st_ino, info.st_size, info.st_mtime_ns, digest, problem)
