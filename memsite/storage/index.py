@@ -964,6 +964,7 @@ class Index:
         self.sync()
         return _read_transaction(self.db)
 
+
 class Prepared(NamedTuple):
     """An entry file made ready for the index (in a worker process, for big batches)."""
 
