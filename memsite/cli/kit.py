@@ -63,11 +63,11 @@ def current_session(explicit: str | None = None) -> str:
     """This process's session: given (a runner's hook payload, --session), else
     $MEMSITE_SESSION, else one per terminal session: ``cli-`` and a hash of the host, its boot
     and the process's session id (sids are small numbers that other machines reuse)."""
-    from memsite.core.sessions import session_name
+    from memsite.core.text import as_name
 
     for candidate in (explicit, os.environ.get("MEMSITE_SESSION")):
         if candidate:
-            name = session_name(candidate)
+            name = as_name(candidate)
             if name is None:
                 raise InvalidInputError(
                     f"session {candidate[:80]!r} has no letters or digits: give a name like "

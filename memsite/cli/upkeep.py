@@ -149,12 +149,12 @@ def context(ctx: click.Context, budget: int | None, fmt: str, session: str | Non
     session's open tasks and decisions (memory.sessionCarryover)."""
     hook = fmt != "text"
     if hook and session is None and not sys.stdin.isatty():
-        from memsite.core.sessions import session_name
+        from memsite.core.text import as_name
         from memsite.runners.claude import parse_hook_input
         from memsite.runners.hooks import payload_session
 
         given = payload_session(parse_hook_input(sys.stdin.read(1 << 20)))
-        session = session_name(given) if given else None  # hooks fail open: odd ids ignored
+        session = as_name(given) if given else None  # hooks fail open: odd ids ignored
     text, warnings = get_memory(ctx).context_with_warnings(budget, current_session(session))
     for message in warnings:
         warn(message)

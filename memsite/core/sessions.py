@@ -1,4 +1,4 @@
-"""Sessions: names, the kinds of daily-log lines, and the carry-over of open work. Pure.
+"""Sessions: the kinds of daily-log lines, and the carry-over of open work. Pure.
 
 A daily log holds one session's lines (``daily/<date>-<session>.md``), so two branches that
 log on the same day write different files and never conflict. A line may say what it is:
@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from memsite.core.estimate import estimate_tokens
-from memsite.core.text import NAME_RE, one_line
+from memsite.core.text import one_line
 
 KINDS = ("note", "task", "done", "decision")
 CARRYOVER_MAX_TOKENS = 300
@@ -25,12 +25,6 @@ class LogLine:
     time: str
     kind: str
     text: str
-
-
-def session_name(raw: str) -> str | None:
-    """A session id from a runner or the environment, made a safe file-name part, or None."""
-    value = re.sub(r"[^a-z0-9._-]+", "-", raw.strip().lower()).strip("-._")[:64].rstrip("-._")
-    return value if value and NAME_RE.fullmatch(value) else None
 
 
 def log_text(kind: str, text: str) -> str:

@@ -68,6 +68,13 @@ def is_name(value: str) -> bool:
     return NAME_RE.fullmatch(value) is not None
 
 
+def as_name(text: str) -> str | None:
+    """``text`` made a name (lower case, runs of other characters as '-', at most 64), or
+    None when nothing is left: for tags and session ids that come from other tools."""
+    value = re.sub(r"[^a-z0-9._-]+", "-", text.strip().lower()).strip("-._")[:64].rstrip("-._")
+    return value if value and is_name(value) else None
+
+
 def printable(text: str, *, multiline: bool = False) -> str:
     """``text`` without control characters (newlines and tabs kept when ``multiline``)."""
     return text.translate(_STRIP_BLOCK if multiline else _STRIP_INLINE)

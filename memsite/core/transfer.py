@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memsite.core.entry import Entry, format_created
-from memsite.core.text import NAME_RE, one_line
+from memsite.core.text import as_name, one_line
 
 SOURCES = ("agents-md", "mcp-memory", "jsonl")
 BEGIN = "<!-- memsite:begin -->"
@@ -59,12 +59,6 @@ class Fact:
 class Parsed:
     facts: list[Fact] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
-
-
-def slug(name: str) -> str | None:
-    """``name`` as a tag (lower case, other characters as '-'), or None if nothing is left."""
-    value = re.sub(r"[^a-z0-9._-]+", "-", name.lower()).strip("-._")[:64].rstrip("-._")
-    return value if value and NAME_RE.fullmatch(value) else None
 
 
 def heading_category(heading: str, categories: Sequence[str]) -> str | None:
@@ -188,7 +182,9 @@ def _entity_facts(
         return []
     kind = item.get("entityType")
     tags = tuple(
-        t for t in dict.fromkeys([slug(entity), slug(kind) if isinstance(kind, str) else None]) if t
+        t
+        for t in dict.fromkeys([as_name(entity), as_name(kind) if isinstance(kind, str) else None])
+        if t
     )
     facts = []
     for observation in observations:
@@ -209,7 +205,7 @@ def _relation_fact(item: Mapping[str, Any], where: str, category: str) -> Fact |
     if not all(isinstance(v, str) and v.strip() for v in (source, relation, target)):
         return None
     assert isinstance(source, str) and isinstance(relation, str) and isinstance(target, str)
-    tags = tuple(t for t in dict.fromkeys([slug(source), slug(target)]) if t)
+    tags = tuple(t for t in dict.fromkeys([as_name(source), as_name(target)]) if t)
     return Fact(f"{source} {relation.replace('_', ' ')} {target}", category, where, tags)
 
 

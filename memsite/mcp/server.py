@@ -79,10 +79,10 @@ class _Session:
     session's name is $MEMSITE_SESSION, else one drawn for this connection."""
 
     def __init__(self, store: Store) -> None:
-        from memsite.core.sessions import session_name
+        from memsite.core.text import as_name
 
         self.store = store
-        given = session_name(os.environ.get("MEMSITE_SESSION") or "")
+        given = as_name(os.environ.get("MEMSITE_SESSION") or "")
         self.name = given or f"mcp-{os.urandom(4).hex()}"
 
     def memory(self) -> Memory:
