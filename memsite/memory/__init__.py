@@ -70,16 +70,10 @@ class Memory:
 
     def resolve(self, ref: str) -> Entry:
         """An entry by full id or unique prefix of at least 4 hex characters."""
-        from memsite.core.review import choose_id, id_reference
         from memsite.errors import EntryNotFoundError
 
-        value = id_reference(ref)
         index = self.index()
-        if not index.has_id(value):
-            matches = index.ids_with_prefix(value)
-            total = index.count_with_prefix(value) if len(matches) > 10 else None
-            value = choose_id(ref, matches, total)
-        entry = index.by_id(value)
+        entry = index.by_id(index.match_id(ref))
         if entry is None:  # removed meanwhile
             raise EntryNotFoundError(f"no entry with id {ref!r}: it was removed meanwhile")
         return entry

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from memsite.core.entry import build_entry, check_name, check_text, is_uuid
-from memsite.core.review import choose_id, id_reference
+from memsite.core.review import id_reference
 from memsite.core.secrets import ALLOW_KEY, refusal
 from memsite.core.similarity import NEAR_DUPLICATE_THRESHOLD, similar_to, token_set
 from memsite.core.text import normalize, split_names
@@ -39,18 +39,14 @@ def _targets(index: Index, supersedes: Iterable[str]) -> tuple[list[str], list[s
     for ref in supersedes:
         ref = ref.strip()
         value = id_reference(ref)
-        if index.has_id(value):
-            targets.append(value)
-        elif is_uuid(ref):
+        if is_uuid(ref) and not index.has_id(value):
             targets.append(value)
             warnings.append(
                 f"supersedes {value}, which is not in this checkout "
                 "(fine if it lives on another branch)"
             )
         else:
-            matches = index.ids_with_prefix(value)
-            total = index.count_with_prefix(value) if len(matches) > 10 else None
-            targets.append(choose_id(ref, matches, total))
+            targets.append(index.match_id(ref))
     return targets, warnings
 
 

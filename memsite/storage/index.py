@@ -745,24 +745,27 @@ class Index:
             is not None
         )
 
-    def ids_with_prefix(self, prefix: str, limit: int = 11) -> list[str]:
-        """Distinct ids starting with ``prefix`` (lower-case hex), at most ``limit``."""
-        self.sync()
-        high = prefix + "\U0010ffff"
-        return [
+    def match_id(self, ref: str) -> str:
+        """The one id ``ref`` names (a full id, or a prefix of 4+ hex characters of one id);
+        the errors of ``review.id_reference`` and ``review.choose_id`` otherwise."""
+        from memsite.core.review import choose_id, id_reference
+
+        value = id_reference(ref)
+        if self.has_id(value):
+            return value
+        span = (value, value + "\U0010ffff")
+        matches = [
             r[0]
             for r in self.db.execute(
-                "SELECT DISTINCT id FROM entries WHERE id >= ? AND id < ? ORDER BY id LIMIT ?",
-                (prefix, high, limit),
+                "SELECT DISTINCT id FROM entries WHERE id >= ? AND id < ? ORDER BY id LIMIT 11",
+                span,
             )
         ]
-
-    def count_with_prefix(self, prefix: str) -> int:
-        high = prefix + "\U0010ffff"
-        row = self.db.execute(
-            "SELECT count(DISTINCT id) FROM entries WHERE id >= ? AND id < ?", (prefix, high)
-        ).fetchone()
-        return int(row[0])
+        total = None
+        if len(matches) > 10:
+            sql = "SELECT count(DISTINCT id) FROM entries WHERE id >= ? AND id < ?"
+            total = int(self.db.execute(sql, span).fetchone()[0])
+        return choose_id(ref, matches, total)
 
     def by_id(self, entry_id: str) -> Entry | None:
         """The entry with this id (the newest file when a hostile copy repeats it)."""
