@@ -785,8 +785,9 @@ class Index:
         self.sync()
         return [r.entry() for r in self._rows_where("id", sorted(ids))]
 
-    def holding(self, category: str, normalized: str) -> str | None:
-        """The id of an entry of ``category`` (any status) whose normalized text is this."""
+    def _saying(self, category: str, normalized: str) -> Iterator[Row]:
+        """The entries of ``category`` whose normalized content is ``normalized`` (digests
+        found by the index, confirmed by comparing the texts)."""
         self.sync()
         for row in self._rows(
             "WHERE category = ? AND digest = ?",
@@ -794,20 +795,16 @@ class Index:
             using="entries_dup",
         ):
             if row.entry().normalized == normalized:
-                return row.id
-        return None
+                yield row
+
+    def holding(self, category: str, normalized: str) -> str | None:
+        """The id of an entry of ``category`` (any status) whose normalized text is this."""
+        return next((row.id for row in self._saying(category, normalized)), None)
 
     def same_content(self, category: str, normalized: str, exclude: set[str]) -> Row | None:
         """An active entry of ``category`` whose normalized content is ``normalized``."""
-        self.sync()
-        for row in self._rows(
-            "WHERE category = ? AND digest = ? AND status = ?",
-            (category, content_digest(normalized), ACTIVE),
-            using="entries_dup",
-        ):
-            if row.id not in exclude and row.entry().normalized == normalized:
-                return row
-        return None
+        rows = self._saying(category, normalized)
+        return next((r for r in rows if r.status == ACTIVE and r.id not in exclude), None)
 
     def near_candidates(
         self, category: str, tokens: frozenset[str], threshold: float, exclude: set[str]
@@ -838,12 +835,9 @@ class Index:
                 (f"body : ({query})", category, ACTIVE, math.floor(low), math.ceil(high)),
             )
         ]
-        return [
-            (r.id, frozenset(word_tokens(e.normalized)))
-            for r in rows
-            if r.id not in exclude
-            for e in (r.entry(),)
-        ]
+        from memsite.core.similarity import token_set
+
+        return [(r.id, token_set(r.entry().normalized)) for r in rows if r.id not in exclude]
 
     def document_frequency(self, stems: set[str]) -> dict[str, int]:
         """How many entries hold each analysed term (in content or tags and key)."""
