@@ -1,17 +1,13 @@
 """Sessions: their daily logs listed and shown, and the carry-over of the last one's open work
-into the next session's context."""
+into the next session's context. Each operation reads every log once (``_read``)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
-from memsite.core.sessions import (
-    CARRYOVER_MAX_TOKENS,
-    LogLine,
-    carried,
-    carryover_text,
-    parse_line,
-)
+from memsite.core.sessions import CARRYOVER_MAX_TOKENS, LogLine, carried, carryover_text, parse_line
 from memsite.errors import EntryNotFoundError
 from memsite.storage.daily import log_lines, session_logs
 
@@ -19,46 +15,62 @@ if TYPE_CHECKING:
     from memsite.memory import Memory
 
 
-def _lines(logs: list[Any]) -> list[LogLine]:
-    return [line for _, path in logs for line in map(parse_line, log_lines(path)) if line]
+@dataclass(frozen=True)
+class _Session:
+    name: str
+    logs: list[tuple[date, str, list[str]]]  # (day, file name, raw lines), oldest first
+
+    def lines(self) -> list[LogLine]:
+        return [line for *_, raw in self.logs for line in map(parse_line, raw) if line]
+
+    def activity(self) -> tuple[str, str, str]:
+        """Its last day and the time of its last line there (then the name, to break ties)."""
+        day, _, raw = self.logs[-1]
+        times = [line.time for line in map(parse_line, raw) if line is not None]
+        return day.isoformat(), max(times, default=""), self.name
 
 
-def _last_time(logs: list[Any]) -> tuple[str, str]:
-    day, path = logs[-1]
-    times = [line.time for line in map(parse_line, log_lines(path)) if line is not None]
-    return day.isoformat(), max(times, default="")
+def _read(memory: Memory) -> list[_Session]:
+    """Every session with daily logs, the most recently active first."""
+    found = [
+        _Session(name, [(day, path.name, log_lines(path)) for day, path in logs])
+        for name, logs in session_logs(memory.store).items()
+    ]
+    return sorted(found, key=_Session.activity, reverse=True)
 
 
 def list_sessions(memory: Memory) -> list[dict[str, Any]]:
     """Every session with daily logs, the most recently active first."""
     rows = []
-    for session, logs in session_logs(memory.store).items():
-        lines = _lines(logs)
+    for session in _read(memory):
+        lines = session.lines()
         rows.append(
             {
-                "session": session,
-                "first": logs[0][0].isoformat(),
-                "last": logs[-1][0].isoformat(),
-                "files": [f"daily/{path.name}" for _, path in logs],
+                "session": session.name,
+                "first": session.logs[0][0].isoformat(),
+                "last": session.logs[-1][0].isoformat(),
+                "files": [f"daily/{name}" for _, name, _ in session.logs],
                 "lines": len(lines),
                 "open": [f"[{k.kind}] {k.text}" for k in carried(lines)],
-                "_order": _last_time(logs),
             }
         )
-    rows.sort(key=lambda r: (r["_order"], r["session"]), reverse=True)
-    for row in rows:
-        del row["_order"]
     return rows
 
 
+def session_logs_text(memory: Memory) -> list[tuple[str, list[tuple[str, list[str]]]]]:
+    """(session, [(day, raw lines)]) for every session, the most recently active first."""
+    return [(s.name, [(day.isoformat(), raw) for day, _, raw in s.logs]) for s in _read(memory)]
+
+
 def show_session(memory: Memory, session: str) -> dict[str, Any]:
-    logs = session_logs(memory.store).get(session.strip().lower())
+    name = session.strip().lower()
+    logs = session_logs(memory.store).get(name)
     if not logs:
         raise EntryNotFoundError(
             f"no session {session!r} has daily logs: see `memsite sessions list`"
         )
     return {
-        "session": session.strip().lower(),
+        "session": name,
         "logs": [
             {"file": f"daily/{path.name}", "date": day.isoformat(), "lines": log_lines(path)}
             for day, path in logs
@@ -70,10 +82,8 @@ def carryover(memory: Memory, current: str | None) -> str:
     """The last session's open tasks and decisions (not the current session's), or ''."""
     if not memory.config.session_carryover:
         return ""
-    sessions = {s: logs for s, logs in session_logs(memory.store).items() if s != current}
-    if not sessions:
+    last = next((s for s in _read(memory) if s.name != current), None)
+    if last is None:
         return ""
-    last = max(sessions, key=lambda s: (_last_time(sessions[s]), s))
-    lines = _lines(sessions[last])
-    day = sessions[last][-1][0].isoformat()
-    return carryover_text(last, day, carried(lines), CARRYOVER_MAX_TOKENS)
+    day = last.logs[-1][0].isoformat()
+    return carryover_text(last.name, day, carried(last.lines()), CARRYOVER_MAX_TOKENS)

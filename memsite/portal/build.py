@@ -72,13 +72,9 @@ def shared_sessions(memory: Memory) -> list[tuple[str, list[tuple[str, list[str]
     (``memory.trackDaily``); otherwise none: a published site shows only what git holds."""
     if not memory.config.track_daily:
         return []
-    from memsite.storage.daily import log_lines
+    from memsite.memory.sessions import session_logs_text
 
-    found = []
-    for row in memory.sessions():
-        files = [memory.store.root / name for name in row["files"]]
-        found.append((row["session"], [(path.name[:10], log_lines(path)) for path in files]))
-    return found
+    return session_logs_text(memory)
 
 
 def prepare_site_dir(site_dir: Path) -> bool:
