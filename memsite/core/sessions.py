@@ -12,12 +12,13 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from memsite.core.estimate import estimate_tokens
 from memsite.core.text import one_line
 
 KINDS = ("note", "task", "done", "decision")
 CARRYOVER_MAX_TOKENS = 300
-_LINE_RE = re.compile(r"^- (\d{2}:\d{2}:\d{2})Z (?:\[(task|done|decision)\] )?(.*)$")
+# Patterns are compiled on first use (re caches them): every command imports this module for
+# its CLI choices, and most never parse a log line.
+_LINE = r"^- (\d{2}:\d{2}:\d{2})Z (?:\[(task|done|decision)\] )?(.*)$"
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ def log_text(kind: str, text: str) -> str:
 
 
 def parse_line(line: str) -> LogLine | None:
-    match = _LINE_RE.match(line)
+    match = re.match(_LINE, line)
     if match is None:
         return None
     return LogLine(match[1], match[2] or "note", match[3])
@@ -53,6 +54,8 @@ def carried(lines: Iterable[LogLine]) -> list[LogLine]:
 
 def carryover_text(session: str, day: str, lines: Sequence[LogLine], budget: int) -> str:
     """The carry-over section within ``budget`` tokens (newest lines kept first), or ''."""
+    from memsite.core.estimate import estimate_tokens
+
     if not lines:
         return ""
     head = f"\n## Last session ({session}, {day})\n"

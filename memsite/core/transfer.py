@@ -29,9 +29,10 @@ from memsite.core.text import as_name, one_line
 SOURCES = ("agents-md", "mcp-memory", "jsonl")
 BEGIN = "<!-- memsite:begin -->"
 END = "<!-- memsite:end -->"
-_BULLET_RE = re.compile(r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*)$")
-_HEADING_RE = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
-_FENCE_RE = re.compile(r"^\s*(```|~~~)")
+# Compiled on first use (re caches them): every command imports this module for its CLI choices.
+_BULLET = r"^(\s*)(?:[-*+]|\d{1,3}[.)])\s+(.*)$"
+_HEADING = r"^(#{1,6})\s+(.*?)\s*#*\s*$"
+_FENCE = r"^\s*(```|~~~)"
 # Headings that usually hold one kind of fact, by the category they map to.
 HEADING_WORDS = {
     "conventions": "convention conventions style code-style coding guideline guidelines rules "
@@ -109,18 +110,18 @@ def parse_agents_md(text: str, name: str, categories: Sequence[str], default: st
             continue
         if in_block:
             continue
-        if _FENCE_RE.match(line):
+        if re.match(_FENCE, line):
             close()
             fenced = not fenced
             continue
         if fenced:
             continue
-        if m := _HEADING_RE.match(line):
+        if m := re.match(_HEADING, line):
             close()
             heading = m[2]
             category = heading_category(heading, categories) or default
             continue
-        if m := _BULLET_RE.match(line):
+        if m := re.match(_BULLET, line):
             if not m[1] or not current:  # a top-level bullet starts a fact
                 close()
                 start = number
