@@ -5,7 +5,7 @@ Same compaction in, same bytes out: no clock, no host data.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import NamedTuple
 
 from memsite.core.compaction import Compaction
@@ -47,6 +47,7 @@ def render_items(
     weights: Mapping[str, float],
     budget: int,
     bullets: Callable[[Sequence[str]], Mapping[str, str]] | None = None,
+    late: Collection[str] = (),
 ) -> str:
     """index.md within ``budget`` estimated tokens; ``sections`` are the non-empty categories
     in order, each with its active facts newest first.
@@ -55,10 +56,11 @@ def render_items(
     first (low confidence last), one that does not fit is skipped and later ones are still
     tried; what a category leaves unused is pooled and offered to the others in config order.
     The estimate of the whole final file never exceeds ``budget``. Only costs decide what goes
-    in, so ``bullets`` (ids → bullet lines) is asked only for the facts chosen.
+    in, so ``bullets`` (ids → bullet lines) is asked only for the facts chosen. Facts in
+    ``late`` (drifted or stale) are offered after all others, low confidence last among them.
     """
     ordered = {
-        c: [i for i in items if not i.low] + [i for i in items if i.low]
+        c: sorted(items, key=lambda i: (i.id in late, i.low))
         for c, items in sections.items()
         if items
     }

@@ -9,12 +9,16 @@ Rules, applied over all valid entries:
    ``key``) are decided over all entries, superseded ones included: the newest wins, the others
    become ``duplicate`` / ``overridden``. Superseding an entry never brings another one back.
 3. Order everywhere: newest ``created`` first, then high > medium > low, then the greatest id.
+4. Retirement: an entry that would be active and that a retire record names is ``retired``
+   (withdrawn without a successor; nothing comes back because of it).
+5. Forks: two or more active entries superseding the same entry (two branches amending one
+   fact, then merged) are reported as a ``fork``.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from memsite.core.entry import Entry
@@ -23,7 +27,8 @@ ACTIVE = "active"
 SUPERSEDED = "superseded"
 DUPLICATE = "duplicate"
 OVERRIDDEN = "overridden"
-STATUSES = (ACTIVE, SUPERSEDED, DUPLICATE, OVERRIDDEN)
+RETIRED = "retired"
+STATUSES = (ACTIVE, SUPERSEDED, DUPLICATE, OVERRIDDEN, RETIRED)
 Edges = dict[str, list[str]]
 
 
@@ -285,8 +290,36 @@ def _group_findings(
     return findings
 
 
-def compact(entries: Sequence[Entry], categories: Iterable[str]) -> Compaction:
-    """Decide the status of every entry. Same entries (in any order) give the same result."""
+def _fork_findings(
+    ordered: Sequence[Entry],
+    superseded_by: Mapping[str, list[str]],
+    status: Mapping[str, str],
+    by_id: Mapping[str, Entry],
+) -> list[Finding]:
+    findings = []
+    for entry in ordered:
+        heirs = [i for i in superseded_by.get(entry.id, []) if status[i] == ACTIVE]
+        if len(heirs) > 1:
+            ids = (entry.id, *heirs)
+            shown = ", ".join(by_id[i].short_id for i in heirs)
+            findings.append(
+                Finding(
+                    "fork",
+                    ids,
+                    _files(by_id, ids),
+                    f"{len(heirs)} active entries ({shown}) each supersede {entry.short_id}: "
+                    "write one fact that supersedes them all (memsite add --supersedes A "
+                    "--supersedes B), or retire the wrong one",
+                )
+            )
+    return findings
+
+
+def compact(
+    entries: Sequence[Entry], categories: Iterable[str], retired: Collection[str] = ()
+) -> Compaction:
+    """Decide the status of every entry (``retired``: the ids retire records name). Same
+    entries (in any order) give the same result."""
     unique, findings = _unique_ids(entries)
     ordered = order(unique)
     by_id = {e.id: e for e in ordered}
@@ -313,9 +346,12 @@ def compact(entries: Sequence[Entry], categories: Iterable[str]) -> Compaction:
         elif entry.id in overridden_by:
             status[entry.id] = OVERRIDDEN
             winner[entry.id] = overridden_by[entry.id]
+        elif entry.id in retired:
+            status[entry.id] = RETIRED
         else:
             status[entry.id] = ACTIVE
     findings += _group_findings(dup_groups, key_groups, status, by_id)
+    findings += _fork_findings(ordered, superseded_by, status, by_id)
     return Compaction(
         entries=ordered,
         by_id=by_id,

@@ -48,7 +48,8 @@ _LIMITS = {
 }
 WEIGHT_MAX = 1_000_000
 MAX_CATEGORIES = 200
-_MEMORY_KEYS = (*_FLAGS, *_NUMBERS, "categories", "limits")
+_MEMORY_KEYS = (*_FLAGS, *_NUMBERS, "categories", "limits", "reviewAfterDays")
+REVIEW_DAYS_MAX = 36_500
 SITE_KEYS: dict[str, type | tuple[type, ...]] = {
     "site_name": str,
     "site_url": (str, type(None)),
@@ -75,6 +76,15 @@ class Config:
     categories: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_CATEGORIES))
     limits: Limits = field(default_factory=Limits)
     site: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_CONFIG["site"]))
+    # Days after which a fact neither written nor verified is stale: one number for every
+    # category, or per category (a category left out never goes stale). None: off.
+    review_after: int | Mapping[str, int] | None = None
+
+    def review_days(self, category: str) -> int | None:
+        """After how many days a fact of ``category`` goes stale (None: never)."""
+        if self.review_after is None or isinstance(self.review_after, int):
+            return self.review_after
+        return self.review_after.get(category)
 
 
 def _key(*path: str) -> str:
@@ -134,6 +144,24 @@ def _categories(value: Any, problems: list[str]) -> dict[str, float]:
     return dict(value)
 
 
+def _review_after(value: Any, problems: list[str]) -> int | dict[str, int] | None:
+    name = "'memory.reviewAfterDays'"
+    rule = f"a whole number of days from 1 to {REVIEW_DAYS_MAX:,}"
+    if value is None:
+        return None
+    if isinstance(value, dict):
+        for category, days in value.items():
+            if not is_name(category):
+                problems.append(f"{name}: {category[:80]!r} is not a category name ({NAME_RULE})")
+            elif not _whole(days, 1, REVIEW_DAYS_MAX):
+                problems.append(f"{name}.{category[:80]} must be {rule}")
+        return {c: int(d) for c, d in value.items() if _whole(d, 1, REVIEW_DAYS_MAX)}
+    if not _whole(value, 1, REVIEW_DAYS_MAX):
+        problems.append(f"{name} must be {rule}, or an object of days per category")
+        return None
+    return int(value)
+
+
 def _limits(value: Any, problems: list[str]) -> Limits:
     if not isinstance(value, dict):
         return Limits()
@@ -184,6 +212,7 @@ def parse_config(data: Mapping[str, Any], source: str, *, foreign: bool = False)
     problems += _memory_problems(memory)
     categories = _categories(memory.get("categories", DEFAULT_CATEGORIES), problems)
     limits = _limits(memory.get("limits", {}), problems)
+    review_after = _review_after(memory.get("reviewAfterDays"), problems)
     site = {} if foreign else _site(data.get("site", {}), problems)
     if problems:
         raise ConfigError(f"{source}: " + "; ".join(problems))
@@ -204,6 +233,7 @@ def parse_config(data: Mapping[str, Any], source: str, *, foreign: bool = False)
         categories=categories,
         limits=limits,
         site={**DEFAULT_CONFIG["site"], **site},
+        review_after=review_after,
     )
 
 

@@ -13,11 +13,12 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from memsite.core.anchors import Anchor, read_anchors
 from memsite.core.text import CONFIDENCES, NAME_RULE, has_surrogate, is_name, normalize
 from memsite.errors import InvalidEntryFileError, InvalidInputError
 
@@ -57,6 +58,12 @@ class Entry:
     # Whether any string of the entry might hold a secret (the cheap prefilter); None until asked.
     suspect: bool | None = field(default=None, compare=False, repr=False)
 
+    @property
+    def anchors(self) -> tuple[Anchor, ...]:
+        """The files and spans the fact is tied to (checked when the file was read)."""
+        value = self.raw.get("anchors")
+        return read_anchors(value) if value else ()
+
     def __post_init__(self) -> None:
         if not self.normalized:
             self.normalized = normalize(self.content)
@@ -82,7 +89,7 @@ class Entry:
 # Keys of the schema, and fields whose values reading has already checked against a strict
 # pattern (a UUID, an RFC 3339 time, a name, a confidence): none of them can hold a secret.
 _SCHEMA_KEYS = frozenset(
-    "id category content created confidence tags supersedes agent key reason".split()
+    "id category content created confidence tags supersedes agent key reason anchors".split()
 )
 _CHECKED_VALUES = frozenset(("id", "category", "created", "confidence"))
 
@@ -171,6 +178,12 @@ def _no_constant(name: str) -> Any:
 
 def parse_entry(data: bytes, filename: str) -> Entry:
     """Parse one entry file's bytes. Raises InvalidEntryFileError saying why it is unusable."""
+    return entry_from_object(load_object(data), filename)
+
+
+def load_object(data: bytes) -> dict[str, Any]:
+    """The JSON object of an entry or record file's bytes, checked to be safe to handle
+    (size, encoding, conflict markers, nesting, finite numbers). InvalidEntryFileError if not."""
     if len(data) > MAX_ENTRY_BYTES:
         raise InvalidEntryFileError(f"is {len(data)} bytes, over the {MAX_ENTRY_BYTES} byte limit")
     try:
@@ -190,7 +203,7 @@ def parse_entry(data: bytes, filename: str) -> Entry:
     if not isinstance(obj, dict):
         raise InvalidEntryFileError("not a JSON object")
     check_value(obj)
-    return entry_from_object(obj, filename)
+    return obj
 
 
 def check_value(value: Any) -> None:
@@ -276,6 +289,7 @@ def entry_from_object(obj: Mapping[str, Any], filename: str = "") -> Entry:
     agent = obj.get("agent") or None
     if agent is not None and (len(agent) > AGENT_READ_MAX or not agent.isprintable()):
         raise _bad(f"'agent' must be at most {AGENT_READ_MAX} printable characters")
+    read_anchors(obj.get("anchors"))
     return Entry(
         id=obj["id"].lower(),
         category=obj["category"],
@@ -356,6 +370,7 @@ def build_entry(
     agent: str | None = None,
     key: str | None = None,
     reason: str | None = None,
+    anchors: Sequence[Anchor] = (),
     limits: Limits = Limits(),
 ) -> dict[str, Any]:
     """Validate a new entry strictly and return its on-disk object (key order fixed)."""
@@ -401,6 +416,8 @@ def build_entry(
         obj["key"] = key
     if reason is not None:
         obj["reason"] = reason
+    if anchors:
+        obj["anchors"] = [a.as_dict() for a in anchors]
     return obj
 
 

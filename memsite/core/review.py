@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
-from memsite.core.compaction import ACTIVE, STATUSES, Compaction, Finding, compact
+from memsite.core.compaction import ACTIVE, RETIRED, STATUSES, Compaction, Finding, compact
 from memsite.core.entry import MAX_FUTURE, Entry
 from memsite.core.similarity import similar_pairs, token_set
 from memsite.errors import AmbiguousIdError, EntryNotFoundError, InvalidInputError
@@ -165,7 +165,13 @@ def counts_of(tally: Mapping[tuple[str, str], int], categories: Iterable[str]) -
 def prunable(result: Compaction, before: date, categories: Mapping[str, float]) -> set[str]:
     """Inactive entries created before ``before`` whose removal revives nothing."""
     cutoff = datetime(before.year, before.month, before.day, tzinfo=UTC)
-    doomed = {e.id for e in result.entries if result.status[e.id] != ACTIVE and e.created < cutoff}
+    # A retired fact is kept: its page tells why it was withdrawn.
+    retired = {e.id for e in result.entries if result.status[e.id] == RETIRED}
+    doomed = {
+        e.id
+        for e in result.entries
+        if result.status[e.id] not in (ACTIVE, RETIRED) and e.created < cutoff
+    }
     # An entry goes only together with everything it transitively supersedes.
     changed = True
     while changed:
@@ -178,7 +184,7 @@ def prunable(result: Compaction, before: date, categories: Mapping[str, float]) 
     # compacting what would remain, and keep whatever a revival depends on.
     active_now = {e.id for e in result.active()}
     while doomed:
-        after = compact([e for e in result.entries if e.id not in doomed], categories)
+        after = compact([e for e in result.entries if e.id not in doomed], categories, retired)
         revived = [e for e in after.active() if e.id not in active_now]
         if not revived:
             break

@@ -1,0 +1,117 @@
+"""Possible conflicts between facts that share no key: two active facts of one category about
+the same subject that differ in a number or version, or where one is negated. Pure.
+
+The rule, in order:
+
+1. A fact's *values* are its numbers and versions (``15``, ``3.11``, ``v2``, ``node18``); its
+   *negation* is whether it says not / no / never / without / avoid / don't and the like; its
+   *subject* is the set of its other words, stemmed, without function words.
+2. Two facts are about the same subject when their subjects share at least two words and
+   their Jaccard similarity is at least 0.6 (found with prefix filtering, as near-duplicates
+   are: no pair of a store is compared unless it can reach the threshold).
+3. They possibly conflict when both have values and the values differ, or when exactly one
+   of them is negated. Two facts that say the same (equal content) never conflict.
+
+A pair linked by any relation but ``conflicts-with`` is silenced (a person said how the two
+relate); a pair linked by ``conflicts-with`` is reported whatever the rule says.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from typing import NamedTuple
+
+from memsite.core.similarity import jaccard, similar_pairs
+from memsite.core.stem import stem
+from memsite.core.text import word_tokens
+
+SUBJECT_THRESHOLD = 0.6
+SUBJECT_SHARED_MIN = 2
+_VALUE = re.compile(r"[a-z]*\d+(?:[._]\d+)*[a-z]*")
+_NEGATIONS = frozenset(
+    "not no never none nothing nobody neither nor cannot without avoid avoids avoided "
+    "disallow disallowed forbid forbidden prohibited".split()
+)
+_CONTRACTED = frozenset(
+    "don doesn didn isn aren wasn weren won can couldn shouldn wouldn mustn haven hasn".split()
+)
+_FUNCTION_WORDS = frozenset(
+    """a an the and or but if then than so of to in on at by for from with into onto over
+    under as is are was were be been being am it its this that these those there here we our
+    us you your they their them he she his her i me my do does did done has have had will
+    would shall should can could may might must also just only all any each every some such
+    very more most less least which who whom whose what when where why how t s""".split()
+)
+
+
+class Claim(NamedTuple):
+    """What the rule looks at in one fact."""
+
+    id: str
+    subject: frozenset[str]
+    values: frozenset[str]
+    negated: bool
+    normalized: str
+
+
+def claim_of(entry_id: str, normalized: str) -> Claim:
+    """The subject, values and negation of a fact's normalized content."""
+    words = word_tokens(normalized)
+    values = frozenset(m.group(0) for m in _VALUE.finditer(normalized))
+    negated = False
+    subject = set()
+    for position, word in enumerate(words):
+        if word in _NEGATIONS or (word == "t" and position and words[position - 1] in _CONTRACTED):
+            negated = True
+        elif word in _CONTRACTED and position + 1 < len(words) and words[position + 1] == "t":
+            continue
+        elif word not in _FUNCTION_WORDS and not any(c.isdigit() for c in word):
+            subject.add(stem(word))
+    return Claim(entry_id, frozenset(subject), values, negated, normalized)
+
+
+class Conflict(NamedTuple):
+    a: str
+    b: str
+    why: str  # for a message: "15 vs 16", or "one is negated"
+
+
+def differ(a: Claim, b: Claim) -> str | None:
+    """Why two claims about one subject may disagree, or None."""
+    if a.normalized == b.normalized:
+        return None
+    if a.values and b.values and a.values != b.values:
+        mine, theirs = sorted(a.values - b.values), sorted(b.values - a.values)
+        return f"{', '.join(mine) or '-'} vs {', '.join(theirs) or '-'}"
+    if a.negated != b.negated:
+        return "one says not"
+    return None
+
+
+def same_subject(a: Claim, b: Claim) -> bool:
+    shared = len(a.subject & b.subject)
+    return shared >= SUBJECT_SHARED_MIN and jaccard(a.subject, b.subject) >= SUBJECT_THRESHOLD
+
+
+def possible_conflicts(
+    claims: Sequence[Claim],
+    silenced: Iterable[tuple[str, str]] = (),
+    only: Iterable[str] | None = None,
+) -> list[Conflict]:
+    """Pairs of ``claims`` (one category's active facts) that may disagree, a < b, sorted.
+    ``silenced``: pairs a relation settles; ``only``: report pairs with one of these ids."""
+    quiet = {tuple(sorted(pair)) for pair in silenced}
+    wanted = set(only) if only is not None else None
+    by_id = {c.id: c for c in claims}
+    found = []
+    for a, b, _ in similar_pairs([(c.id, c.subject) for c in claims], SUBJECT_THRESHOLD):
+        if (a, b) in quiet or (wanted is not None and a not in wanted and b not in wanted):
+            continue
+        first, second = by_id[a], by_id[b]
+        if len(first.subject & second.subject) < SUBJECT_SHARED_MIN:
+            continue
+        why = differ(first, second)
+        if why is not None:
+            found.append(Conflict(a, b, why))
+    return found
