@@ -12,13 +12,21 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from stat import S_ISLNK, S_ISREG
 from typing import Any
 
-from memsite.core.entry import Entry, filename_for, parse_created, parse_entry, serialize
+from memsite.core.entry import (
+    Entry,
+    entry_from_object,
+    filename_for,
+    load_object,
+    parse_created,
+    serialize,
+)
+from memsite.core.records import Record, is_record, record_from_object
 from memsite.core.text import has_surrogate
 from memsite.errors import InvalidEntryFileError, StorageError
 from memsite.storage.files import link_new, read_bounded, unlink
@@ -45,6 +53,7 @@ class Scan:
 
     entries: list[Entry]
     invalid: list[InvalidFile]
+    records: list[Record] = field(default_factory=list)
 
 
 # --- writing ------------------------------------------------------------------------------------
@@ -59,7 +68,8 @@ def _new_id() -> str:
 def write_entry(
     store: Store, obj: dict[str, Any], new_id: Callable[[], str] = _new_id
 ) -> tuple[Path, dict[str, Any]]:
-    """Write one entry under a name no other writer can take (a clash draws a new id)."""
+    """Write one entry (or record) under a name no other writer can take (a clash draws a new
+    id)."""
     created = parse_created(obj["created"])
     tried: list[dict[str, Any]] = [obj]
 
@@ -158,13 +168,17 @@ def entry_from_row(row: tuple[Any, ...], filename: str) -> Entry:
 
 
 def parse_file(data: bytes, name: str, limit: int) -> tuple[Any, str | None]:
-    """(entry_row, None) for a valid entry file's bytes, else (None, why it is unusable)."""
+    """(entry_row, None) for a valid entry file's bytes; (Record, None) for a valid record
+    file (see ``core.records``); else (None, why it is unusable)."""
     if len(data) > limit:
         return None, f"is {len(data)} bytes, over the {limit} byte limit of an entry file"
     if has_surrogate(name):  # os.fsdecode's stand-ins for bytes that are not UTF-8
         return None, "has a file name that is not valid UTF-8 (rename it)"
     try:
-        return entry_row(parse_entry(data, name)), None
+        obj = load_object(data)
+        if is_record(obj):
+            return record_from_object(obj, name), None
+        return entry_row(entry_from_object(obj, name)), None
     except InvalidEntryFileError as exc:
         return None, str(exc)
 
@@ -197,16 +211,17 @@ def unusable(info: os.stat_result, limit: int) -> str | None:
 
 def scan(store: Store) -> Scan:
     """Read every entries/*.json, with no cache at all; unusable files are reported."""
-    entries: list[Entry] = []
-    invalid: list[InvalidFile] = []
+    found = Scan([], [], [])
     limit = store.max_entry_bytes
     for name, path, info in listing(store):
         problem = unusable(info, limit)
-        row = None
+        row: Any = None
         if problem is None:
             row, problem = read_file(path, name, limit)
-        if problem is not None or row is None:
-            invalid.append(InvalidFile(name, problem or "cannot be read"))
+        if isinstance(row, Record):
+            found.records.append(row)
+        elif problem is not None or row is None:
+            found.invalid.append(InvalidFile(name, problem or "cannot be read"))
         else:
-            entries.append(entry_from_row(row, name))
-    return Scan(entries, invalid)
+            found.entries.append(entry_from_row(row, name))
+    return found

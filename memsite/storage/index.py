@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memsite import __version__
 from memsite.core.entry import CONFIDENCE_RANK, Entry
+from memsite.core.records import Record
 from memsite.core.text import has_surrogate, word_tokens
 from memsite.errors import StorageError
 from memsite.storage.entries import (
@@ -57,7 +58,7 @@ ACTIVE = "active"  # compaction.ACTIVE (tests check that they agree)
 
 DB_FILE = "index.sqlite3"
 PROBE_FILE = "clock"
-_SCHEMA = 1
+_SCHEMA = 2
 _CHUNK = 400  # bound parameters per statement, well under SQLite's limit
 _COMMON_MIN = 500  # an entry count below which no word is too common to take every holder of
 _BULK = 1000  # changes above which every status is decided again in one pass
@@ -72,8 +73,9 @@ CREATE TABLE IF NOT EXISTS entries(
     category TEXT NOT NULL, created REAL NOT NULL, confidence INTEGER NOT NULL, key TEXT,
     digest INTEGER NOT NULL, words INTEGER NOT NULL, length INTEGER NOT NULL, status TEXT,
     data BLOB NOT NULL, view_bullet TEXT NOT NULL, index_bullet TEXT NOT NULL,
-    index_cost INTEGER NOT NULL
+    index_cost INTEGER NOT NULL, anchors INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS entries_anchored ON entries(status) WHERE anchors > 0;
 CREATE INDEX IF NOT EXISTS entries_order ON entries(
     status, created DESC, confidence DESC, id DESC, category, index_cost
 );
@@ -92,6 +94,12 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts_terms USING fts5vocab(fts, 'row');
 CREATE TABLE IF NOT EXISTS words(word TEXT PRIMARY KEY, len INTEGER NOT NULL) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS words_len ON words(len);
 CREATE TABLE IF NOT EXISTS dirty(category TEXT PRIMARY KEY, generation INTEGER) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS records(
+    n INTEGER PRIMARY KEY, file TEXT NOT NULL UNIQUE, id TEXT NOT NULL, kind TEXT NOT NULL,
+    target TEXT NOT NULL, other TEXT, created REAL NOT NULL, data BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS records_target ON records(target, kind);
+CREATE INDEX IF NOT EXISTS records_other ON records(other) WHERE other IS NOT NULL;
 """
 _COLUMNS = "n, file, id, category, created, confidence, key, digest, words, length, status, data"
 
@@ -265,7 +273,18 @@ class Index:
         return row is not None and row[0] == _version()
 
     def _create(self, db: sqlite3.Connection) -> None:
-        for table in ("meta", "files", "entries", "sup", "fts_terms", "fts", "words", "dirty"):
+        tables = (
+            "meta",
+            "files",
+            "entries",
+            "sup",
+            "fts_terms",
+            "fts",
+            "words",
+            "dirty",
+            "records",
+        )
+        for table in tables:
             db.execute(f"DROP TABLE IF EXISTS {table}")
         for statement in _TABLES.split(";"):
             if statement.strip():
@@ -467,8 +486,9 @@ class Index:
             db.execute("PRAGMA cache_size=-65536")  # 64 MB of pages while building
         touched: set[str] = set()
         gone_rows = self._rows_where("file", removed)
+        gone_records = self._records_where("file", removed)
         if not bulk:
-            touched |= self._component({r.id for r in gone_rows})
+            touched |= self._component({r.id for r in gone_rows} | {r.target for r in gone_records})
         for chunk in _chunks(removed):
             marks = _marks(len(chunk))
             ns = [r.n for r in gone_rows if r.file in chunk]
@@ -478,6 +498,7 @@ class Index:
                 db.execute(f"DELETE FROM entries WHERE n IN ({nmarks})", ns)
                 db.execute(f"DELETE FROM sup WHERE n IN ({nmarks})", ns)
                 db.execute(f"DELETE FROM fts WHERE rowid IN ({nmarks})", ns)
+            db.execute(f"DELETE FROM records WHERE file IN ({marks})", chunk)
         dirty = {r.category for r in gone_rows if r.status == ACTIVE}
         self._count(-len(gone_rows), -sum(r.length for r in gone_rows))
         read = _prepare_all(self.store, added)
@@ -486,14 +507,25 @@ class Index:
             "VALUES (?, ?, ?, ?, ?, ?)",
             [record for record, _ in read if record],
         )
-        found = [item for _, item in read if item is not None]
+        found = [item for _, item in read if isinstance(item, Prepared)]
+        notes = [item for _, item in read if isinstance(item, RecordRow)]
         self._insert(found)
+        db.executemany(
+            "INSERT OR REPLACE INTO records(file, id, kind, target, other, created, data) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            notes,
+        )
         new_ids = {item.columns[1] for item in found}
+        # What is said about a fact changes how the index shows it (retired, stale, re-pinned):
+        # the categories of the facts named by records that came or went are rendered again.
+        named = sorted({r.target for r in gone_records} | {r.target for r in notes})
         if bulk:
             dirty |= self._restatus_rows(self._rows(""))
         else:
-            touched |= self._component(new_ids)
+            touched |= self._component(new_ids | set(named))
             dirty |= self._restatus_rows(self._rows_where("id", sorted(touched)))
+        if named and not bulk:
+            dirty |= {r.category for r in self._rows_where("id", named) if r.status is not None}
         self._bump(dirty)
 
     def _insert(self, prepared: list[Prepared]) -> None:
@@ -509,8 +541,8 @@ class Index:
             words.update(item.words)
         db.executemany(
             "INSERT INTO entries(n, file, id, category, created, confidence, key, digest, words, "
-            "length, data, view_bullet, index_bullet, index_cost, status) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
+            "length, data, view_bullet, index_bullet, index_cost, anchors, status) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
             entries,
         )
         db.executemany("INSERT INTO sup(n, src, dst) VALUES (?, ?, ?)", sup)
@@ -569,7 +601,7 @@ class Index:
 
         if not rows:
             return set()
-        result = compact([r.entry() for r in rows], ())
+        result = compact([r.entry() for r in rows], (), self.retired([r.id for r in rows]))
         changes = []
         dirty: set[str] = set()
         for row in rows:
@@ -581,6 +613,34 @@ class Index:
                     dirty.add(row.category)
         self.db.executemany("UPDATE entries SET status = ? WHERE n = ?", changes)
         return dirty
+
+    def retired(self, ids: Iterable[str]) -> set[str]:
+        """The ids among ``ids`` that a retire record names."""
+        found: set[str] = set()
+        ids = sorted(set(ids))
+        for chunk in _chunks(ids):
+            found.update(
+                r[0]
+                for r in self.db.execute(
+                    f"SELECT target FROM records WHERE kind = 'retire' "
+                    f"AND target IN ({_marks(len(chunk))})",
+                    chunk,
+                )
+            )
+        return found
+
+    def _records_where(self, column: str, values: Sequence[Any]) -> list[RecordRow]:
+        found = []
+        for chunk in _chunks(values):
+            found += [
+                RecordRow(*r)
+                for r in self.db.execute(
+                    f"SELECT file, id, kind, target, other, created, data FROM records "
+                    f"WHERE {column} IN ({_marks(len(chunk))})",
+                    chunk,
+                )
+            ]
+        return found
 
     def _count(self, documents: int, length: int) -> None:
         self.db.execute(
@@ -653,6 +713,11 @@ class Index:
         """Entry file → its status (None: the file repeats an id another file holds)."""
         self.sync()
         return dict(self.db.execute("SELECT file, status FROM entries"))
+
+    def statuses_of(self, ids: Iterable[str]) -> dict[str, str]:
+        """Entry id → its status, for the ids the index holds."""
+        self.sync()
+        return {r.id: r.status for r in self._rows_where("id", sorted(set(ids))) if r.status}
 
     def invalid(self) -> list[InvalidFile]:
         self.sync()
@@ -784,6 +849,55 @@ class Index:
     def entries_with_ids(self, ids: set[str]) -> list[Entry]:
         self.sync()
         return [r.entry() for r in self._rows_where("id", sorted(ids))]
+
+    def all_records(self) -> list[Record]:
+        """Every valid record, oldest first (then by file name)."""
+        self.sync()
+        rows = self.db.execute(
+            "SELECT file, id, kind, target, other, created, data FROM records "
+            "ORDER BY created, file"
+        )
+        return [RecordRow(*r).record() for r in rows]
+
+    def records_about(self, ids: Iterable[str]) -> list[Record]:
+        """The records naming any of ``ids`` as target or as the other end of a link, oldest
+        first."""
+        self.sync()
+        wanted = sorted(set(ids))
+        found = {r.file: r for r in self._records_where("target", wanted)}
+        found.update((r.file, r) for r in self._records_where("other", wanted))
+        return [r.record() for r in sorted(found.values(), key=lambda r: (r.created, r.file))]
+
+    def has_records(self) -> bool:
+        self.sync()
+        return self.db.execute("SELECT 1 FROM records LIMIT 1").fetchone() is not None
+
+    def confirmed_dates(self) -> list[tuple[str, str, float]]:
+        """(id, category, when written or last verified) of every active entry."""
+        self.sync()
+        verified = dict(
+            self.db.execute(
+                "SELECT target, max(created) FROM records WHERE kind = 'verify' GROUP BY target"
+            )
+        )
+        return [
+            (entry_id, category, max(created, verified.get(entry_id, created)))
+            for entry_id, category, created in self.db.execute(
+                "SELECT id, category, created FROM entries WHERE status = ?", (ACTIVE,)
+            )
+        ]
+
+    def anchored_active(self) -> list[Entry]:
+        """Active entries with anchors, newest first."""
+        self.sync()
+        return [
+            r.entry()
+            for r in self._rows(
+                "WHERE status = ? AND anchors > 0 ORDER BY created DESC, id DESC",
+                (ACTIVE,),
+                using="entries_anchored",
+            )
+        ]
 
     def _saying(self, category: str, normalized: str) -> Iterator[Row]:
         """The entries of ``category`` whose normalized content is ``normalized`` (digests
@@ -962,18 +1076,35 @@ class Index:
         return _read_transaction(self.db)
 
 
+class RecordRow(NamedTuple):
+    """A record as the index holds it (see ``core.records``); ``record()`` rebuilds it."""
+
+    file: str
+    id: str
+    kind: str
+    target: str
+    other: str | None
+    created: float
+    data: bytes
+
+    def record(self) -> Record:
+        from memsite.core.records import record_from_object
+
+        return record_from_object(marshal.loads(self.data), self.file)
+
+
 class Prepared(NamedTuple):
     """An entry file made ready for the index (in a worker process, for big batches)."""
 
     columns: tuple[Any, ...]  # file, id, category, created, confidence, key, digest, words,
-    # length, data, view_bullet, index_bullet, index_cost
+    # length, data, view_bullet, index_bullet, index_cost, anchors (how many)
     supersedes: tuple[str, ...]
     body: str
     meta: str
     words: frozenset[str]
 
 
-Read = tuple[tuple[Any, ...], Prepared | None]
+Read = tuple[tuple[Any, ...], Prepared | RecordRow | None]  # a record: the row it becomes
 _PARALLEL = 2000  # files above which a second process reads half of them
 
 
@@ -988,11 +1119,15 @@ def _prepare_all(store: Store, names: Sequence[str]) -> list[Read]:
     half = len(names) // 2
     other = Task(_prepare_packed, store.entries_dir, store.max_entry_bytes, names[half:])
     mine = _prepare_many(store.entries_dir, store.max_entry_bytes, names[:half])
-    theirs = [
-        (record, None if item is None else Prepared._make(item))
-        for record, item in marshal.loads(other.result())
-    ]
+    theirs = [(record, _revive(item)) for record, item in marshal.loads(other.result())]
     return mine + theirs
+
+
+def _revive(item: tuple[Any, ...] | None) -> Prepared | RecordRow | None:
+    """A prepared item back from a worker's marshal bytes (a record's first field is a name)."""
+    if item is None:
+        return None
+    return RecordRow._make(item) if isinstance(item[0], str) else Prepared._make(item)
 
 
 def _prepare_many(folder: Path, limit: int, names: Sequence[str]) -> list[Read]:
@@ -1027,6 +1162,16 @@ def _prepare(folder: Path, limit: int, name: str) -> Read:
     record = (_key(name), info.st_ino, info.st_size, info.st_mtime_ns, digest, problem)
     if problem is not None:
         return record, None
+    if isinstance(row, Record):
+        return record, RecordRow(
+            name,
+            row.id,
+            row.kind,
+            row.target,
+            row.other,
+            row.created.timestamp(),
+            marshal.dumps(dict(row.raw)),
+        )
     from memsite.core.budget import index_item
     from memsite.core.markdown import compacted_bullet
     from memsite.core.stem import terms as analyze
@@ -1053,6 +1198,7 @@ def _prepare(folder: Path, limit: int, name: str) -> Read:
         compacted_bullet(entry),
         item.bullet,
         item.cost,
+        len(entry.anchors),
     )
     body_text, meta_text = " ".join(body), " ".join(meta)
     return record, Prepared(
