@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -66,6 +67,18 @@ def runner(store_root: Path, monkeypatch: pytest.MonkeyPatch) -> Invoke:
         return Result(code, out.decode(), err.decode())
 
     return invoke
+
+
+def git(root: Path, *args: str) -> str:
+    """Run git in ``root`` (failing the test if it fails); its output, stripped."""
+    done = subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", *args],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
 
 
 def clean_env() -> dict[str, str]:

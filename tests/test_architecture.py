@@ -22,7 +22,7 @@ IO_LAYERS = {
 IMPURE_CALLS = {"now", "utcnow", "today", "time", "getenv", "open", "read_text", "read_bytes"}
 CORE = sorted(p.stem for p in (PACKAGE / "core").glob("*.py") if p.stem != "__init__")
 # Portal modules that only turn values into values (no MkDocs, no Jinja, no files).
-PORTAL_PURE = ["model", "text", "redact"]
+PORTAL_PURE = ["model", "text", "redact", "standing"]
 
 
 def imports(tree: ast.AST) -> set[str]:

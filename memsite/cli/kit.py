@@ -120,4 +120,6 @@ def print_entries(rows: Sequence[dict[str, Any]], extra: Callable[[dict[str, Any
             continue
         day = str(row.get("created", ""))[:10]
         text = shorten(printable(str(row["content"])), 96)
-        out(f"{row['id'][:8]}  {day}  {row['category']:<12} {text}{extra(row)}")
+        flags = [name for name in ("drifted", "stale") if row.get(name)]
+        marks = f"  [{', '.join(flags)}]" if flags else ""
+        out(f"{row['id'][:8]}  {day}  {row['category']:<12} {text}{extra(row)}{marks}")

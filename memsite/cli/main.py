@@ -24,6 +24,7 @@ from memsite.errors import MemsiteError, SecretFoundError
 
 COMMAND_MODULES = (
     "memsite.cli.memory",
+    "memsite.cli.claims",
     "memsite.cli.upkeep",
     "memsite.cli.portal",
     "memsite.cli.agents",
@@ -97,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     except SecretFoundError as exc:
         fail(str(exc) + SECRET_HINT, as_json, 1)
     except MemsiteError as exc:
-        fail(str(exc), as_json, 1)
+        fail(str(exc), as_json, getattr(exc, "exit_code", 1))
     except KeyboardInterrupt:
         fail("interrupted", as_json, 130)
     except BrokenPipeError:  # the reader went away (`memsite list | head`): nothing to say

@@ -34,11 +34,21 @@ allow_secret_option = click.option(
 @click.option(
     "--github-pages", is_flag=True, help="Write a GitHub Actions workflow publishing the portal."
 )
+@click.option(
+    "--github-check",
+    is_flag=True,
+    help="Write a GitHub Actions workflow running `memsite check` on pull requests.",
+)
 @click.option("--force", is_flag=True, help="Create the store even in a non-empty folder.")
 @json_option
 @click.pass_context
 def init(
-    ctx: click.Context, git_hook: bool, github_pages: bool, force: bool, as_json: bool
+    ctx: click.Context,
+    git_hook: bool,
+    github_pages: bool,
+    github_check: bool,
+    force: bool,
+    as_json: bool,
 ) -> None:
     """Create the store (.memsite/ here, or --store PATH). Safe to run again.
 
@@ -61,16 +71,28 @@ def init(
         from memsite.portal.publish import write_pages_workflow
 
         workflow = write_pages_workflow(store)
+    check: str | None = None
+    if github_check:
+        from memsite.portal.publish import write_check_workflow
+
+        check = write_check_workflow(store)
     if as_json:
         emit_json(
-            {"store": str(store.root), "created": created, "hooks": hooks, "workflow": workflow}
+            {
+                "store": str(store.root),
+                "created": created,
+                "hooks": hooks,
+                "workflow": workflow,
+                "check_workflow": check,
+            }
         )
         return
     out(f"Store ready at {store.root}" + ("" if created else " (already there)"))
     for path in hooks:
         out(f"Git hook: {path}")
-    if workflow:
-        out(f"Workflow: {workflow}")
+    for written in (workflow, check):
+        if written:
+            out(f"Workflow: {written}")
 
 
 @click.command()
@@ -84,6 +106,13 @@ def init(
 @click.option("--confidence", type=CONFIDENCE, help="high, medium (default) or low.")
 @click.option("--agent", envvar="MEMSITE_AGENT", help="Who writes this (default $MEMSITE_AGENT).")
 @click.option("--key", help="Subject of the fact; a newer entry with the same key wins.")
+@click.option(
+    "--anchor",
+    "anchors",
+    multiple=True,
+    metavar="PATH[:START-END]",
+    help="Tie the fact to a file, or to lines of it, as they are now; may repeat.",
+)
 @allow_secret_option
 @json_option
 @click.pass_context
@@ -112,6 +141,13 @@ def print_write(answer: dict[str, Any], as_json: bool) -> None:
 @click.argument("entry_id", metavar="ID")
 @click.argument("content")
 @click.option("--agent", envvar="MEMSITE_AGENT", help="Who writes this (default $MEMSITE_AGENT).")
+@click.option(
+    "--anchor",
+    "anchors",
+    multiple=True,
+    metavar="PATH[:START-END]",
+    help="Anchors of the new version; may repeat (default: the old ones, pinned again).",
+)
 @allow_secret_option
 @json_option
 @click.pass_context
@@ -120,14 +156,18 @@ def amend(
     entry_id: str,
     content: str,
     agent: str | None,
+    anchors: tuple[str, ...],
     allow_secret: bool,
     as_json: bool,
 ) -> None:
     """Supersede entry ID with new CONTENT (or - for standard input), keeping its category,
-    key and tags."""
+    key, tags and anchors."""
     memory = get_memory(ctx)
     text = text_argument(content, "content")
-    print_write(memory.amend(entry_id, text, agent=agent, allow_secret=allow_secret), as_json)
+    answer = memory.amend(
+        entry_id, text, agent=agent, allow_secret=allow_secret, anchors=anchors or None
+    )
+    print_write(answer, as_json)
 
 
 @click.command()
@@ -149,6 +189,25 @@ def read(ctx: click.Context, entry_id: str, as_json: bool) -> None:
         out(f"{'tags:':<13}{', '.join(row['tags'])}")
     if row["superseded_by"]:
         out(f"{'replaced by:':<13}{', '.join(i[:8] for i in row['superseded_by'])}")
+    flags = [name for name in ("drifted", "stale") if row.get(name)]
+    if flags:
+        out(f"{'check:':<13}{' and '.join(flags)}")
+    if row.get("verified"):
+        out(f"{'verified:':<13}{row['verified'][:10]}")
+    if row.get("retired"):
+        out(f"{'retired:':<13}{row['retired']['created'][:10]}: {row['retired']['reason']}")
+    for anchor in row.get("anchors", []):
+        where = anchor["path"] + (
+            f":{anchor['lines'][0]}-{anchor['lines'][1]}" if "lines" in anchor else ""
+        )
+        now = anchor.get("now_path", "") or ""
+        if "now_lines" in anchor:
+            now += f" lines {anchor['now_lines'][0]}-{anchor['now_lines'][1]}"
+        out(f"{'anchor:':<13}{where}  {anchor['state']}" + (f" (now {now.strip()})" if now else ""))
+    for link in row.get("links", []):
+        arrow = "->" if link["direction"] == "out" else "<-"
+        text = shorten(str(link.get("content") or "(not in this checkout)"), 60)
+        out(f"{'link:':<13}{arrow} {link['type']} {link['id'][:8]}  {text}")
     if len(row["chain"]) > 1:
         out("history:")
         for link in row["chain"]:
@@ -190,6 +249,9 @@ def list_(
 )
 @click.option("--all", "include_all", is_flag=True, help="Search inactive entries too.")
 @click.option("--daily", is_flag=True, help="Search the daily logs too.")
+@click.option(
+    "--expand", is_flag=True, help="Add the facts linked to the hits (each with its via)."
+)
 @json_option
 @click.pass_context
 def search(
@@ -199,16 +261,24 @@ def search(
     limit: int,
     include_all: bool,
     daily: bool,
+    expand: bool,
     as_json: bool,
 ) -> None:
     """Ranked search over content, tags and keys (typos tolerated)."""
-    rows = get_memory(ctx).search(query, category, limit, include_all, daily)
+    rows = get_memory(ctx).search(query, category, limit, include_all, daily, expand)
     if as_json:
         emit_json(rows)
-    elif include_all:
-        print_entries(rows, lambda r: f"  [{r.get('status', 'daily')}] ({r['score']:.2f})")
-    else:
-        print_entries(rows, lambda r: f"  ({r['score']:.2f})")
+        return
+
+    def extra(row: dict[str, Any]) -> str:
+        if "via" in row:
+            via = row["via"]
+            return f"  (via {via['type']} {via['id'][:8]})"
+        if include_all:
+            return f"  [{row.get('status', 'daily')}] ({row['score']:.2f})"
+        return f"  ({row['score']:.2f})"
+
+    print_entries(rows, extra)
 
 
 @click.command()

@@ -32,7 +32,11 @@ from memsite.mcp.shapes import (
     EntryList,
     EntryOut,
     LogResult,
+    ReconcileResult,
+    RelateResult,
+    RetireResult,
     SearchResult,
+    VerifyResult,
     WriteResult,
 )
 from memsite.memory import Memory
@@ -143,6 +147,13 @@ Key = Annotated[
     str | None, Field(description="Subject with one current value (e.g. package-manager).")
 ]
 Agent = Annotated[str | None, Field(description="Who writes this (default $MEMSITE_AGENT).")]
+Anchors = Annotated[
+    list[str] | str | None,
+    Field(
+        description="Files the fact describes, relative to the project root: PATH or "
+        "PATH:START-END (lines); the fact is then checked for drift when they change."
+    ),
+]
 Query = Annotated[str, Field(description="Words to look for (typos tolerated).")]
 LogText = Annotated[str, Field(description="What happened or is left to do, one line.")]
 # The values of memsite.core.sessions.KINDS (a Literal must spell them out).
@@ -157,6 +168,23 @@ IncludeAll = Annotated[
     bool, Field(description="Also superseded, duplicate and overridden entries (with status).")
 ]
 Daily = Annotated[bool, Field(description="Also search the daily session logs.")]
+Expand = Annotated[
+    bool, Field(description="Also the facts linked to the hits, each with 'via' (hit, link).")
+]
+Evidence = Annotated[str | None, Field(description="How you checked that the fact holds.")]
+Repin = Annotated[
+    bool, Field(description="Pin drifted anchors to the files as they are now (after checking).")
+]
+RetireReason = Annotated[str, Field(description="Why the fact no longer holds.")]
+OtherId = Annotated[
+    str, Field(description="The other fact: full id or a unique prefix of 4+ hex characters.")
+]
+# The values of memsite.core.records.LINK_TYPES (a Literal must spell them out).
+LinkType = Annotated[
+    Literal["refines", "supports", "depends-on", "conflicts-with", "distinct-from"],
+    Field(description="How id relates to other."),
+]
+LinkReason = Annotated[str | None, Field(description="Why they are linked.")]
 
 
 def _write_tools(server: MCPServer[Any], session: _Session, categories: str) -> None:
@@ -170,6 +198,7 @@ def _write_tools(server: MCPServer[Any], session: _Session, categories: str) -> 
         confidence: Confidence = None,
         key: Key = None,
         agent: Agent = None,
+        anchors: Anchors = None,
         ctx: Context | None = None,
     ) -> WriteResult:
         with _tool_errors():
@@ -185,6 +214,7 @@ def _write_tools(server: MCPServer[Any], session: _Session, categories: str) -> 
                 if agent is not None
                 else os.environ.get("MEMSITE_AGENT") or client_name(ctx, memory.config.limits),
                 key=key,
+                anchors=_as_list(anchors),
             )
         return cast(WriteResult, answer)
 
@@ -197,6 +227,49 @@ def _write_tools(server: MCPServer[Any], session: _Session, categories: str) -> 
             answer = session.memory().log(text, session.name, kind=kind)
         return cast(LogResult, answer)
 
+    @server.tool(annotations=_APPENDING)
+    def memory_verify(
+        id: EntryId,
+        evidence: Evidence = None,
+        repin: Repin = False,
+        agent: Agent = None,
+        ctx: Context | None = None,
+    ) -> VerifyResult:
+        """Record that a fact still holds after you checked it (a new record; the fact is not
+        edited). Refused while its anchors drifted unless repin=true, which pins them to the
+        files as they are now: only after checking the fact against the code."""
+        with _tool_errors():
+            memory = session.memory()
+            answer = memory.verify(id, evidence, repin=repin, agent=_agent(agent, ctx, memory))
+        return cast(VerifyResult, answer)
+
+    @server.tool(annotations=_ADDITIVE)
+    def memory_retire(
+        id: EntryId, reason: RetireReason, agent: Agent = None, ctx: Context | None = None
+    ) -> RetireResult:
+        """Withdraw a fact that no longer holds and has no successor: it leaves the index and
+        lists, its history stays. To correct a fact, memory_write with supersedes instead."""
+        with _tool_errors():
+            memory = session.memory()
+            answer = memory.retire(id, reason, agent=_agent(agent, ctx, memory))
+        return cast(RetireResult, answer)
+
+    @server.tool(annotations=_ADDITIVE)
+    def memory_relate(
+        id: EntryId,
+        other: OtherId,
+        type: LinkType,
+        reason: LinkReason = None,
+        agent: Agent = None,
+        ctx: Context | None = None,
+    ) -> RelateResult:
+        """Link fact id to fact other: refines, supports, depends-on, conflicts-with, or
+        distinct-from (two facts that look alike but both hold: silences a possible conflict)."""
+        with _tool_errors():
+            memory = session.memory()
+            answer = memory.relate(id, other, type, reason=reason, agent=_agent(agent, ctx, memory))
+        return cast(RelateResult, answer)
+
     @server.tool(annotations=_DESTRUCTIVE)
     def memory_delete(id: EntryId) -> DeleteResult:
         """Remove an entry file (git keeps its history); prefer memory_write with supersedes
@@ -205,12 +278,27 @@ def _write_tools(server: MCPServer[Any], session: _Session, categories: str) -> 
             return cast(DeleteResult, session.memory().delete(id))
 
 
+def _agent(agent: str | None, ctx: Context | None, memory: Memory) -> str | None:
+    if agent is not None:
+        return agent
+    return os.environ.get("MEMSITE_AGENT") or client_name(ctx, memory.config.limits)
+
+
 def _read_tools(server: MCPServer[Any], session: _Session) -> None:
     @server.tool(annotations=_READ_ONLY)
     def memory_read(id: EntryId) -> EntryDetail:
-        """One entry with its status, superseded_by and chain (its supersession history)."""
+        """One entry with its status, superseded_by and chain (its supersession history), and
+        where they apply its anchors with their state today, drifted, stale, verified, its
+        verifications, its links both ways and why it was retired."""
         with _tool_errors():
             return cast(EntryDetail, session.memory().read(id))
+
+    @server.tool(annotations=_READ_ONLY)
+    def memory_reconcile() -> ReconcileResult:
+        """Every anchor of every active fact against the files now: unchanged, moved, changed,
+        missing or renamed. A drifted fact needs checking before you rely on it."""
+        with _tool_errors():
+            return cast(ReconcileResult, session.memory().reconcile())
 
     @server.tool(annotations=_READ_ONLY)
     def memory_search(
@@ -219,10 +307,11 @@ def _read_tools(server: MCPServer[Any], session: _Session) -> None:
         limit: SearchLimit = 20,
         include_all: IncludeAll = False,
         daily: Daily = False,
+        expand: Expand = False,
     ) -> SearchResult:
         """Ranked search over the memory's content, tags and keys; best hits first."""
         with _tool_errors():
-            rows = session.memory().search(query, category, limit, include_all, daily)
+            rows = session.memory().search(query, category, limit, include_all, daily, expand)
         return {"entries": cast(list[EntryOut | DailyHit], rows)}
 
     @server.tool(annotations=_READ_ONLY)
@@ -264,7 +353,7 @@ def _resources(server: MCPServer[Any], session: _Session) -> None:
 
 
 def build_server(store: Store) -> MCPServer[Any]:
-    """An `MCPServer` serving the store: five tools, the index and one resource per entry."""
+    """An `MCPServer` serving the store: its tools, the index and one resource per entry."""
     session = _Session(store)
     first = session.memory()
     server: MCPServer[Any] = MCPServer(

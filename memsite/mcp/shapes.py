@@ -86,3 +86,51 @@ class DeleteResult(TypedDict):
     id: str
     path: str
     revived: list[str]
+
+
+class AnchorState(TypedDict):
+    path: str
+    blob: str
+    lines: NotRequired[list[int]]
+    span: NotRequired[str | None]
+    state: Literal["unchanged", "moved", "changed", "missing", "renamed"]
+    now_path: NotRequired[str]
+    now_lines: NotRequired[list[int]]
+
+
+class ReconciledFact(TypedDict):
+    id: str
+    category: str
+    content: str
+    drifted: bool
+    anchors: list[AnchorState]
+
+
+class ReconcileResult(TypedDict):
+    facts: list[ReconciledFact]
+    anchored: int
+    drifted: int
+
+
+class VerifyResult(TypedDict):
+    status: Literal["verified"]
+    id: str
+    record: str
+    path: str
+    repinned: list[str]
+
+
+class RetireResult(TypedDict):
+    status: Literal["retired"]
+    id: str
+    record: str
+    path: str
+
+
+class RelateResult(TypedDict):
+    status: Literal["related", "exists"]
+    id: str
+    other: str
+    type: str
+    record: str
+    path: str

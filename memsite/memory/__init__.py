@@ -34,10 +34,17 @@ def clock() -> datetime:
 class Memory:
     """One opened store with its config: every memsite operation."""
 
-    def __init__(self, store: Store, config: Config, now: Callable[[], datetime] = clock) -> None:
+    def __init__(
+        self,
+        store: Store,
+        config: Config,
+        now: Callable[[], datetime] = clock,
+        cwd: Path | None = None,
+    ) -> None:
         self.store = store
         self.config = config
         self.now = now
+        self.cwd = cwd or store.project_root  # where relative anchor paths start
         self.model = ReadModel(store, config)
 
     @classmethod
@@ -48,8 +55,9 @@ class Memory:
         cwd: Path | None = None,
         now: Callable[[], datetime] = clock,
     ) -> Memory:
-        store = Store.locate(explicit, os.environ if env is None else env, cwd or Path.cwd())
-        return cls(store, store.load_config(), now)
+        cwd = cwd or Path.cwd()
+        store = Store.locate(explicit, os.environ if env is None else env, cwd)
+        return cls(store, store.load_config(), now, cwd)
 
     # --- what this operation has read -------------------------------------------------------
 
@@ -92,8 +100,10 @@ class Memory:
         agent: str | None = None,
         key: str | None = None,
         allow_secret: bool = False,
+        anchors: Iterable[str] = (),
     ) -> dict[str, Any]:
-        """Write one entry unless an active entry of the category says the same already."""
+        """Write one entry unless an active entry of the category says the same already;
+        ``anchors`` (``PATH[:START-END]``) tie it to files of the project as they are now."""
         from memsite.memory import writes
 
         return writes.add(
@@ -107,15 +117,72 @@ class Memory:
             agent=agent,
             key=key,
             allow_secret=allow_secret,
+            anchors=anchors,
         )
 
     def amend(
-        self, ref: str, content: str, *, agent: str | None = None, allow_secret: bool = False
+        self,
+        ref: str,
+        content: str,
+        *,
+        agent: str | None = None,
+        allow_secret: bool = False,
+        anchors: Iterable[str] | None = None,
     ) -> dict[str, Any]:
-        """Supersede an entry with new content, keeping its category, key, tags, confidence."""
+        """Supersede an entry with new content, keeping its category, key, tags, confidence
+        (and its anchors, re-pinned to the files as they are now, unless ``anchors`` given)."""
         from memsite.memory import writes
 
-        return writes.amend(self, ref, content, agent=agent, allow_secret=allow_secret)
+        return writes.amend(
+            self, ref, content, agent=agent, allow_secret=allow_secret, anchors=anchors
+        )
+
+    # --- claims: anchors, verification, retirement, links ------------------------------------
+
+    def reconcile(self) -> dict[str, Any]:
+        """Each anchor of each active fact against today's files (writes nothing)."""
+        from memsite.memory import claims
+
+        return claims.reconcile(self)
+
+    def verify(
+        self,
+        ref: str,
+        evidence: str | None = None,
+        *,
+        repin: bool = False,
+        agent: str | None = None,
+    ) -> dict[str, Any]:
+        """Record that a fact still holds (refused for drifted anchors unless ``repin``)."""
+        from memsite.memory import claims
+
+        return claims.verify(self, ref, evidence, repin, agent)
+
+    def retire(self, ref: str, reason: str, *, agent: str | None = None) -> dict[str, Any]:
+        """Withdraw a fact without a successor: status ``retired``, its page kept."""
+        from memsite.memory import claims
+
+        return claims.retire(self, ref, reason, agent)
+
+    def relate(
+        self,
+        source: str,
+        target: str,
+        link: str,
+        *,
+        reason: str | None = None,
+        agent: str | None = None,
+    ) -> dict[str, Any]:
+        """A typed link from one fact to another."""
+        from memsite.memory import claims
+
+        return claims.relate(self, source, target, link, reason, agent)
+
+    def check(self, base: str) -> dict[str, Any]:
+        """Problems in the entry files added since the merge base of ``base`` and HEAD."""
+        from memsite.memory import check
+
+        return check.check(self, base)
 
     def delete(self, ref: str) -> dict[str, Any]:
         """Remove an entry file; report the entries that come back because of it."""
@@ -174,11 +241,13 @@ class Memory:
         limit: int = 20,
         include_all: bool = False,
         daily: bool = False,
+        expand: bool = False,
     ) -> list[dict[str, Any]]:
-        """Ranked search over content, tags and keys (and daily logs with ``daily``)."""
+        """Ranked search over content, tags and keys (and daily logs with ``daily``); with
+        ``expand``, the facts linked to the hits follow, each with ``via``."""
         from memsite.memory import reads
 
-        return reads.search(self, query, category, limit, include_all, daily)
+        return reads.search(self, query, category, limit, include_all, daily, expand)
 
     def context(self, budget: int | None = None, session: str | None = None) -> str:
         """index.md within the budget (compacting first when the views are stale), then the

@@ -30,12 +30,34 @@ def entry_json(entry: Entry, **extra: Any) -> dict[str, Any]:
 
 
 def read(memory: Memory, ref: str) -> dict[str, Any]:
-    from memsite.core.compaction import compact
+    from memsite.memory.claims import compact_component, retired_reason, standings
 
     entry = memory.resolve(ref)
     # A status depends only on the entries linked to it (see storage.index): compacting them
     # alone gives what a full compaction would.
-    result = compact(memory.index().component_entries(entry.id), ())
+    result = compact_component(memory, entry.id)
+    index = memory.index()
+    records = index.records_about([entry.id]) if index.has_records() else []
+    standing = standings(memory, [entry], records)[entry.id]
+    extra: dict[str, Any] = standing.fields()
+    if standing.anchors:
+        extra["anchors"] = standing.anchor_report()
+    if standing.verified:
+        extra["verifications"] = [
+            {"id": r.id, "created": r.raw["created"], "evidence": redact(r.text or "") or None}
+            for r in standing.verified
+        ]
+    if standing.links:
+        extra["links"] = [
+            {**link, "reason": redact(link["reason"]) if link["reason"] else None}
+            for link in _with_content(memory, standing.links)
+        ]
+    retirement = retired_reason(records, entry.id)
+    if result.status[entry.id] == "retired" and retirement is not None:
+        extra["retired"] = {
+            "created": retirement.raw["created"],
+            "reason": redact(retirement.text or ""),
+        }
     return entry_json(
         entry,
         status=result.status[entry.id],
@@ -50,7 +72,25 @@ def read(memory: Memory, ref: str) -> dict[str, Any]:
             for e in result.chain(entry.id)
         ],
         file=entry.filename,
+        **extra,
     )
+
+
+def _with_content(memory: Memory, links: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Links with the other fact's text and status (a fact not in this checkout has none)."""
+    index = memory.index()
+    ids = {link["id"] for link in links}
+    others = {e.id: e for e in index.entries_with_ids(ids)}
+    statuses = index.statuses_of(ids)
+    shown = []
+    for link in links:
+        other = others.get(link["id"])
+        if other is None:
+            shown.append({**link, "content": None, "status": None})
+        else:
+            content = entry_json(other)["content"]
+            shown.append({**link, "content": content, "status": statuses.get(other.id)})
+    return shown
 
 
 def _check_filters(category: str | None, tag: str | None = None) -> str | None:
@@ -76,9 +116,18 @@ def list_entries(
     else:  # read in order from the index, only as far as the limit needs
         pool = (row.entry() for row in memory.index().active_in_order(category))
     chosen = list(islice((e for e in pool if tag is None or tag in e.tags), wanted))
+    found = _standing_fields(memory, chosen)
     if include_all:
-        return [entry_json(e, status=result.status[e.id]) for e in chosen]
-    return [entry_json(e) for e in chosen]
+        return [entry_json(e, status=result.status[e.id], **found[e.id]) for e in chosen]
+    return [entry_json(e, **found[e.id]) for e in chosen]
+
+
+def _standing_fields(memory: Memory, entries: list[Entry]) -> dict[str, dict[str, Any]]:
+    """drifted / stale / verified for each entry, where they apply (see ``claims``)."""
+    from memsite.memory.claims import standings
+
+    found = standings(memory, entries)
+    return {entry_id: standing.fields() for entry_id, standing in found.items()}
 
 
 CANDIDATES = 200  # entries FTS5 hands to the ranking
@@ -91,6 +140,7 @@ def search(
     limit: int = 20,
     include_all: bool = False,
     daily: bool = False,
+    expand: bool = False,
 ) -> list[dict[str, Any]]:
     from memsite.core import ranking
     from memsite.core.stem import terms as analyze
@@ -135,14 +185,53 @@ def search(
                 line = {"source": "daily", "file": file, "line": number, "text": redact(text)}
                 scored.append(((round(value, 6), created, 0, "", file, -number), line))
     scored.sort(key=lambda pair: pair[0], reverse=True)
+    chosen = scored[: max(limit, 0)]
+    entries = {hit.id: hit.entry() for _, hit in chosen if not isinstance(hit, dict)}
+    flags = _standing_fields(memory, list(entries.values()))
     out: list[dict[str, Any]] = []
-    for key, hit in scored[: max(limit, 0)]:
+    for key, hit in chosen:
         if isinstance(hit, dict):
             out.append({**hit, "score": key[0]})
         elif include_all:
-            out.append(entry_json(hit.entry(), score=key[0], status=hit.status))
+            entry = entries[hit.id]
+            out.append(entry_json(entry, score=key[0], status=hit.status, **flags[hit.id]))
         else:
-            out.append(entry_json(hit.entry(), score=key[0]))
+            out.append(entry_json(entries[hit.id], score=key[0], **flags[hit.id]))
+    if expand:
+        out += _linked(memory, list(entries), include_all)
+    return out
+
+
+def _linked(memory: Memory, hits: list[str], include_all: bool) -> list[dict[str, Any]]:
+    """The facts linked to ``hits`` (either way) that are not hits themselves, each with
+    ``via``: the hit it was reached from and the link's type and direction."""
+    from memsite.core.compaction import ACTIVE
+    from memsite.memory.claims import standings
+
+    index = memory.index()
+    if not hits or not index.has_records():
+        return []
+    records = index.records_about(hits)
+    links = standings(memory, index.entries_with_ids(set(hits)), records)
+    reached: dict[str, dict[str, Any]] = {}
+    for hit in hits:  # in rank order: a fact reached twice keeps its best hit
+        for link in links[hit].links if hit in links else []:
+            if link["id"] not in hits and link["id"] not in reached:
+                reached[link["id"]] = {
+                    "id": hit,
+                    "type": link["type"],
+                    "direction": link["direction"],
+                }
+    others = {e.id: e for e in index.entries_with_ids(set(reached))}
+    statuses = index.statuses_of(others)
+    shown = [i for i in reached if i in others and (include_all or statuses.get(i) == ACTIVE)]
+    extra = _standing_fields(memory, [others[i] for i in shown])
+    out = []
+    for other in shown:
+        fields: dict[str, Any] = {"via": reached[other], **extra[other]}
+        if include_all:
+            fields["status"] = statuses.get(other)
+        out.append(entry_json(others[other], **fields))
     return out
 
 

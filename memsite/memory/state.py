@@ -49,8 +49,9 @@ class ReadModel:
             from memsite.core.compaction import compact
 
             index = self.synced()
-            found = Scan(index.all_entries(), index.invalid())
-            self._state = State(found, compact(found.entries, self.config.categories))
+            found = Scan(index.all_entries(), index.invalid(), index.all_records())
+            retired = {r.target for r in found.records if r.kind == "retire"}
+            self._state = State(found, compact(found.entries, self.config.categories, retired))
         return self._state
 
     def loaded(self) -> State | None:

@@ -13,7 +13,7 @@ import contextlib
 import hashlib
 import os
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -33,12 +33,33 @@ if TYPE_CHECKING:
     from memsite.storage.layout import Store
 
 
-def _stamp(memory: Memory) -> dict[str, str]:
+_STAMP_KEYS = ("entries", "config", "version", "claims")
+
+
+def _stamp(memory: Memory, flags: Mapping[str, str] | None = None) -> dict[str, str]:
     return {
         "entries": memory.fingerprint(),
         "config": hashlib.sha256(memory.store.config_bytes()).hexdigest(),
         "version": __version__,
+        "claims": _claims_stamp(memory, _flags(memory) if flags is None else flags),
     }
+
+
+def _flags(memory: Memory) -> dict[str, str]:
+    """The facts index.md marks (drifted, stale) with their markers; see ``claims``."""
+    from memsite.memory.claims import index_flags
+
+    return index_flags(memory)
+
+
+def _claims_stamp(memory: Memory, flags: Mapping[str, str]) -> str:
+    """What index.md depends on besides the entries: the marked facts, and the day when
+    staleness is on (a fact goes stale as days pass)."""
+    day = memory.now().date().isoformat() if memory.config.review_after is not None else ""
+    if not flags and not day:
+        return ""
+    text = day + "".join(f"\n{i}{m}" for i, m in sorted(flags.items()))
+    return f"{zlib.crc32(text.encode()):08x}"
 
 
 def is_fresh(memory: Memory) -> bool:
@@ -47,7 +68,7 @@ def is_fresh(memory: Memory) -> bool:
     if not isinstance(saved, dict):
         return False
     return (
-        {k: saved.get(k) for k in ("entries", "config", "version")} == _stamp(memory)
+        {k: saved.get(k) for k in _STAMP_KEYS} == _stamp(memory)
         and store.index_path.is_file()
         and store.compacted_dir.is_dir()
     )
@@ -63,24 +84,46 @@ def _is_generated(path: Path) -> bool:
         return False
 
 
-def _index_text(memory: Memory, budget: int) -> str:
-    return _index_texts(memory, lambda render: render(budget))
+def _index_text(memory: Memory, budget: int, flags: Mapping[str, str] | None = None) -> str:
+    return _index_texts(memory, lambda render: render(budget), flags)
 
 
-def _index_texts(memory: Memory, choose: Callable[[Callable[[int], str]], str]) -> str:
-    """``choose(render)``: the index rendered for one or more budgets, from one read of it."""
+def _index_texts(
+    memory: Memory,
+    choose: Callable[[Callable[[int], str]], str],
+    flags: Mapping[str, str] | None = None,
+) -> str:
+    """``choose(render)``: the index rendered for one or more budgets, from one read of it.
+    Drifted and stale facts (``flags``: id → marker) come after the others, marked."""
     from memsite.core.budget import render_items
     from memsite.core.compaction import category_order
+    from memsite.core.estimate import estimate_tokens
 
     index = memory.index()
+    flags = _flags(memory) if flags is None else flags
     with index.read_transaction():
         items = index.index_items()
         present = index.categories_present()
+        marked = {
+            i: line[:-1] + flags[i] + "\n" for i, line in index.index_bullets(sorted(flags)).items()
+        }
         sections = {
-            c: items[c] for c in category_order(memory.config.categories, present) if c in items
+            c: [
+                item._replace(cost=estimate_tokens(marked[item.id])) if item.id in marked else item
+                for item in items[c]
+            ]
+            for c in category_order(memory.config.categories, present)
+            if c in items
         }
         weights = memory.config.categories
-        return choose(lambda budget: render_items(sections, weights, budget, index.index_bullets))
+
+        def bullets(ids: Sequence[str]) -> dict[str, str]:
+            found = index.index_bullets([i for i in ids if i not in marked])
+            return {**found, **{i: marked[i] for i in ids if i in marked}}
+
+        return choose(
+            lambda budget: render_items(sections, weights, budget, bullets, late=set(marked))
+        )
 
 
 def index_within(memory: Memory, characters: int, shown: Callable[[str], str]) -> str:
@@ -117,7 +160,7 @@ def _view_stats(store: Store, names: Iterable[str]) -> dict[str, list[int]]:
 
 
 def _write_views(
-    memory: Memory, full: bool, known: Mapping[str, Any]
+    memory: Memory, full: bool, known: Mapping[str, Any], flags: Mapping[str, str], claims: bool
 ) -> tuple[list[str], list[str], int]:
     """Rewrite the views: every one when ``full``, else those of the categories that changed
     and any view file that is not as it was written (``known``: its recorded size and mtime).
@@ -150,8 +193,8 @@ def _write_views(
             if path.name not in names and _is_generated(path):
                 path.unlink(missing_ok=True)
                 removed.append(f"compacted/{path.name}")
-    if full or dirty or now.get("index.md") != known.get("index.md"):
-        text = _index_text(memory, memory.config.budget)
+    if full or dirty or claims or now.get("index.md") != known.get("index.md"):
+        text = _index_text(memory, memory.config.budget, flags)
         if replace_if_changed(store.index_path, text.encode(), tmp_dir=store.tmp_dir):
             written.append("index.md")
     return written, removed, generation
@@ -169,7 +212,8 @@ def compact(memory: Memory, full: bool = False) -> dict[str, Any]:
 
     index = memory.model.synced(full=full)
     store = memory.store
-    stamp = _stamp(memory)
+    flags = _flags(memory)
+    stamp = _stamp(memory, flags)
     saved = memory.model.caches.load_state()
     same_base = (
         isinstance(saved, dict)
@@ -181,7 +225,10 @@ def compact(memory: Memory, full: bool = False) -> dict[str, Any]:
     )
     try:
         known = saved["views"] if same_base else {}
-        written, removed, generation = _write_views(memory, full or not same_base, known)
+        claims = not same_base or saved.get("claims") != stamp["claims"]
+        written, removed, generation = _write_views(
+            memory, full or not same_base, known, flags, claims
+        )
         pruned = _prune_daily(memory, dry_run=False)
         folders = [store.tmp_dir, store.root, store.compacted_dir, store.cache_dir]
         if index.has_temporaries():  # listing 100k names costs ~0.1 s: only when worth it
@@ -266,6 +313,7 @@ def context(
 
 def findings(memory: Memory) -> list[Finding]:
     from memsite.core import review as rules
+    from memsite.memory import claims
 
     state = memory.state()
     result = state.result
@@ -275,6 +323,9 @@ def findings(memory: Memory) -> list[Finding]:
     found += rules.unknown_category_findings(result, memory.config.categories)
     found += secret_findings(memory)
     found += rules.future_findings(result, memory.now())
+    found += claims.conflict_findings(memory)
+    found += claims.drift_findings(memory)
+    found += claims.stale_findings(memory)
     return found
 
 

@@ -7,9 +7,10 @@ other check, so that no error message can echo it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from memsite.core.anchors import Anchor
 from memsite.core.entry import build_entry, check_name, check_text, is_uuid
 from memsite.core.review import id_reference
 from memsite.core.secrets import ALLOW_KEY, refusal
@@ -58,18 +59,26 @@ def add(
     tags: Iterable[str] = (),
     supersedes: Iterable[str] = (),
     allow_secret: bool = False,
+    anchors: Iterable[str] | Sequence[Anchor] = (),
     **fields: str | None,
 ) -> dict[str, Any]:
     """Write one entry, unless an active entry of the category already says the same.
 
     ``fields`` are reason, confidence, agent and key. Text that looks like a credential is
     refused unless ``allow_secret`` marks a reviewed false positive (recorded in the entry).
+    ``anchors`` are ``PATH[:START-END]`` specs (or anchors made already).
     """
+    from memsite.memory.claims import anchors_from_specs
+
     tags = list(tags)
     # Before any validation, so that no error message can echo a pasted credential; tags as
     # given (lower-casing would hide the shape of many tokens).
     as_given = split_names(tags, lower=False)
     allowed = refuse_secrets({"content": content, **fields}, as_given, allow_secret)
+    given = list(anchors)
+    specs = [a for a in given if isinstance(a, str)]
+    pinned = [a for a in given if isinstance(a, Anchor)]
+    pinned += anchors_from_specs(memory, specs, memory.cwd) if specs else []
     with write_lock(memory.store):
         memory.invalidate()  # what other writers added before the lock counts
         index = memory.index()
@@ -82,6 +91,7 @@ def add(
             tags=split_names(tags),
             supersedes=targets,
             limits=memory.config.limits,
+            anchors=pinned,
             **fields,
         )
         if allowed:
@@ -115,16 +125,29 @@ def _answer(
 
 
 def amend(
-    memory: Memory, ref: str, content: str, *, agent: str | None = None, allow_secret: bool = False
+    memory: Memory,
+    ref: str,
+    content: str,
+    *,
+    agent: str | None = None,
+    allow_secret: bool = False,
+    anchors: Iterable[str] | None = None,
 ) -> dict[str, Any]:
-    """Supersede an entry with new content, keeping its category, key, tags and confidence."""
+    """Supersede an entry with new content, keeping its category, key, tags and confidence;
+    and its anchors, pinned to the files as they are now, unless ``anchors`` are given."""
+    from memsite.memory.claims import carried_anchors
+
     old = memory.resolve(ref)
     if old.category not in memory.config.categories:
         raise InvalidInputError(
             f"entry {old.short_id} is in category {old.category!r}, which the config does "
             "not allow: add it to memory.categories or use `memsite add` with a category"
         )
-    return add(
+    warnings: list[str] = []
+    kept: list[str] | list[Anchor] = (
+        list(anchors) if anchors is not None else carried_anchors(memory, old, warnings)
+    )
+    answer = add(
         memory,
         content,
         old.category,
@@ -135,7 +158,10 @@ def amend(
         key=old.key,
         reason="amended",
         allow_secret=allow_secret,
+        anchors=kept,
     )
+    answer["warnings"] = [*warnings, *answer["warnings"]]
+    return answer
 
 
 def delete(memory: Memory, ref: str) -> dict[str, Any]:
@@ -145,10 +171,12 @@ def delete(memory: Memory, ref: str) -> dict[str, Any]:
     entry = memory.resolve(ref)
     index = memory.index()
     linked = index.component_entries(entry.id)
-    before = {e.id for e in compact(linked, ()).active()}
+    ids = {e.id for e in linked}
+    before = {e.id for e in compact(linked, (), index.retired(ids)).active()}
     path = delete_entry_file(memory.store, entry.filename)
     memory.invalidate()
-    after = compact(memory.index().entries_with_ids({e.id for e in linked}), ()).active()
+    index = memory.index()
+    after = compact(index.entries_with_ids(ids), (), index.retired(ids)).active()
     revived = [e.id for e in after if e.id not in before]
     return {"status": "deleted", "id": entry.id, "path": str(path), "revived": revived}
 

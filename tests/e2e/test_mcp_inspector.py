@@ -71,8 +71,14 @@ def test_inspector_lists_tools_and_writes(store_root: Path) -> None:
         "memory_delete",
         "memory_list",
         "memory_log",
+        "memory_verify",
+        "memory_retire",
+        "memory_relate",
+        "memory_reconcile",
     }
     assert tools["memory_delete"]["annotations"]["destructiveHint"] is True
+    assert tools["memory_reconcile"]["annotations"]["readOnlyHint"] is True
+    assert tools["memory_retire"]["annotations"]["destructiveHint"] is False
     assert tools["memory_log"]["annotations"]["idempotentHint"] is False  # each call appends
     assert tools["memory_search"]["annotations"]["readOnlyHint"] is True
 

@@ -29,6 +29,10 @@ TOOLS = {
     "memory_delete",
     "memory_list",
     "memory_log",
+    "memory_verify",
+    "memory_retire",
+    "memory_relate",
+    "memory_reconcile",
 }
 
 

@@ -142,7 +142,7 @@ def test_refs_are_short_integers_with_a_separate_id_map(demo_site: Built) -> Non
     ids = [d[0] for d in docs["docs"]]
     assert len(set(ids)) == 64 and all(len(i) == 36 for i in ids)
     assert "-" not in json.dumps(lunr_data["postings"])  # no UUIDs in the index
-    assert docs["statuses"] == ["active", "superseded", "duplicate", "overridden"]
+    assert docs["statuses"] == ["active", "superseded", "duplicate", "overridden", "retired"]
 
 
 def test_docs_map_points_into_shared_lists(demo_site: Built) -> None:

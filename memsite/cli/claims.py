@@ -1,0 +1,149 @@
+"""Commands about whether facts still hold: reconcile, verify, retire, relate, check."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from memsite.cli.kit import emit_json, get_memory, json_option, out, text_argument, warn
+from memsite.core.records import LINK_TYPES
+from memsite.core.text import shorten
+
+agent_option = click.option(
+    "--agent", envvar="MEMSITE_AGENT", help="Who writes this (default $MEMSITE_AGENT)."
+)
+
+
+@click.command()
+@json_option
+@click.pass_context
+def reconcile(ctx: click.Context, as_json: bool) -> None:
+    """Check every anchor of every active fact against the files as they are now:
+    unchanged, moved, changed, missing or renamed. Exits 1 when any drifted; writes nothing."""
+    report = get_memory(ctx).reconcile()
+    if as_json:
+        emit_json(report)
+    else:
+        for fact in report["facts"]:
+            mark = "DRIFTED" if fact["drifted"] else "ok"
+            out(f"{fact['id'][:8]}  {mark:<8} {shorten(fact['content'], 80)}")
+            for anchor in fact["anchors"]:
+                out(f"    {_where(anchor)}  {anchor['state']}{_now(anchor)}")
+        out(f"{report['anchored']} anchored facts, {report['drifted']} drifted.")
+    if report["drifted"]:
+        ctx.exit(1)
+
+
+def _where(anchor: dict[str, Any]) -> str:
+    lines = anchor.get("lines")
+    return str(anchor["path"]) + (f":{lines[0]}-{lines[1]}" if lines else "")
+
+
+def _now(anchor: dict[str, Any]) -> str:
+    parts = []
+    if "now_path" in anchor:
+        parts.append(anchor["now_path"])
+    if "now_lines" in anchor:
+        parts.append(f"lines {anchor['now_lines'][0]}-{anchor['now_lines'][1]}")
+    return f" (now {' '.join(parts)})" if parts else ""
+
+
+@click.command()
+@click.argument("entry_id", metavar="ID")
+@click.option("--evidence", help="How you checked that it still holds (or - for stdin).")
+@click.option("--repin", is_flag=True, help="Pin drifted anchors to the files as they are now.")
+@agent_option
+@json_option
+@click.pass_context
+def verify(
+    ctx: click.Context,
+    entry_id: str,
+    evidence: str | None,
+    repin: bool,
+    agent: str | None,
+    as_json: bool,
+) -> None:
+    """Record that fact ID still holds (a new record; the fact is not edited). Refused
+    (exit 1) while its anchors drifted, unless --repin."""
+    text = text_argument(evidence, "evidence") if evidence is not None else None
+    answer = get_memory(ctx).verify(entry_id, text, repin=repin, agent=agent)
+    if as_json:
+        emit_json(answer)
+        return
+    out(f"Verified {answer['id'][:8]}: {answer['path']}")
+    for label in answer["repinned"]:
+        out(f"Pinned again: {label}")
+
+
+@click.command()
+@click.argument("entry_id", metavar="ID")
+@click.option("--reason", required=True, help="Why the fact no longer holds.")
+@agent_option
+@json_option
+@click.pass_context
+def retire(
+    ctx: click.Context, entry_id: str, reason: str, agent: str | None, as_json: bool
+) -> None:
+    """Withdraw fact ID without a successor: it leaves index.md, compacted/ and lists; its
+    portal page stays, with the reason. (`delete` is for mistakes.)"""
+    answer = get_memory(ctx).retire(entry_id, text_argument(reason, "reason"), agent=agent)
+    if as_json:
+        emit_json(answer)
+    else:
+        out(f"Retired {answer['id'][:8]}: {answer['path']}")
+
+
+@click.command()
+@click.argument("source", metavar="A")
+@click.argument("target", metavar="B")
+@click.option("--type", "link", type=click.Choice(LINK_TYPES), required=True, help="The link.")
+@click.option("--reason", help="Why they are linked.")
+@agent_option
+@json_option
+@click.pass_context
+def relate(
+    ctx: click.Context,
+    source: str,
+    target: str,
+    link: str,
+    reason: str | None,
+    agent: str | None,
+    as_json: bool,
+) -> None:
+    """Link fact A to fact B: A refines / supports / depends-on / conflicts-with /
+    distinct-from B (distinct-from silences a possible conflict between them)."""
+    answer = get_memory(ctx).relate(source, target, link, reason=reason, agent=agent)
+    if as_json:
+        emit_json(answer)
+    elif answer["status"] == "exists":
+        out(f"Already linked: {answer['id'][:8]} {link} {answer['other'][:8]} (nothing written)")
+    else:
+        out(f"Linked {answer['id'][:8]} {link} {answer['other'][:8]}: {answer['path']}")
+
+
+@click.command()
+@click.option(
+    "--base", required=True, metavar="REF", help="The branch merged into, e.g. origin/main."
+)
+@json_option
+@click.pass_context
+def check(ctx: click.Context, base: str, as_json: bool) -> None:
+    """For pull requests: check the entry files added since the merge base of REF and HEAD.
+    Exits 1 with one line per problem (malformed, secret, duplicate, fork, possible conflict),
+    0 when clean, 2 when the base cannot be found (a shallow clone: fetch the full history)."""
+    report = get_memory(ctx).check(base)
+    if as_json:
+        emit_json(report)
+    else:
+        for problem in report["problems"]:
+            out(f"{problem['file']}: {problem['kind']}: {problem['message']}")
+        if report["problems"]:
+            warn(f"{len(report['problems'])} problems in {report['files']} new files")
+        else:
+            out(f"{report['files']} new files since {report['base'][:12]}: no problems.")
+    if report["problems"]:
+        ctx.exit(1)
+
+
+COMMANDS: list[click.Command] = [reconcile, verify, retire, relate, check]

@@ -1,0 +1,122 @@
+"""`memsite check --base REF`: the entry files a pull request adds, checked before merging.
+
+Only files added between the merge base of REF and HEAD count (what the branch brings). Each
+is a problem when it is malformed, holds a suspected secret (not allowed by a person), says
+what an active fact of its category says already, forks a fact (a second active successor),
+or possibly conflicts with an active fact without a relation settling it.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memsite.errors import MemsiteError
+
+if TYPE_CHECKING:
+    from memsite.memory import Memory
+
+
+class BaseNotFoundError(MemsiteError):
+    """The base of a check cannot be found (exit 2): unknown ref or shallow history."""
+
+    exit_code = 2
+
+
+def added_files(memory: Memory, base: str) -> tuple[str, list[str]]:
+    """The merge base of ``base`` and HEAD, and the entry file names added since it."""
+    from memsite.storage.git import first_line, repo_top, run_git
+
+    entries = memory.store.entries_dir
+    top = repo_top(entries)
+    known = run_git(top, "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}", check=False)
+    if known.returncode != 0:
+        raise BaseNotFoundError(
+            f"cannot find {base!r} in this repository: fetch it first (e.g. `git fetch origin "
+            f"{base.removeprefix('origin/')}`)"
+        )
+    merged = run_git(top, "merge-base", base, "HEAD", check=False)
+    if merged.returncode != 0:
+        shallow = run_git(top, "rev-parse", "--is-shallow-repository", check=False)
+        hint = (
+            "this clone is shallow: fetch the full history (`git fetch --unshallow`, or "
+            "`fetch-depth: 0` in actions/checkout)"
+            if shallow.stdout.strip() == "true"
+            else first_line(merged.stderr)
+            if merged.stderr.strip()
+            else "they share no history"
+        )
+        raise BaseNotFoundError(f"cannot find the merge base of {base!r} and HEAD: {hint}")
+    commit = merged.stdout.strip()
+    folder = os.path.relpath(entries.resolve(), top).replace(os.sep, "/")
+    diff = run_git(
+        top,
+        *("diff", "--name-only", "--diff-filter=A", "-z", "--no-renames", commit, "HEAD"),
+        *("--", folder),
+    )
+    names = []
+    for path in diff.stdout.split("\0"):
+        if path and "/" not in path[len(folder) + 1 :] and path.endswith(".json"):
+            names.append(Path(path).name)
+    return commit, sorted(set(names))
+
+
+def check(memory: Memory, base: str) -> dict[str, Any]:
+    """Problems of the entry files added since the merge base (see the module's rules)."""
+    from memsite.core.compaction import ACTIVE, SUPERSEDED
+    from memsite.memory.claims import conflict_findings
+    from memsite.memory.upkeep import secret_findings
+
+    commit, names = added_files(memory, base)
+    added = set(names)
+    state = memory.state()
+    result = state.result
+    problems: list[dict[str, Any]] = []
+
+    def problem(file: str, kind: str, message: str, ids: list[str]) -> None:
+        problems.append({"file": file, "kind": kind, "message": message, "ids": ids})
+
+    for bad in state.scan.invalid:
+        if bad.filename in added:
+            problem(bad.filename, "invalid_file", f"{bad.filename} {bad.message}", [])
+    new = [e for e in result.entries if e.filename in added]
+    new_ids = {e.id for e in new}
+    for finding in secret_findings(memory):
+        if finding.kind == "secret" and finding.files[0] in added:
+            problem(finding.files[0], "secret", finding.message, list(finding.ids))
+    for entry in new:
+        same = [
+            other
+            for other in result.entries
+            if other.id != entry.id
+            and other.category == entry.category
+            and other.normalized == entry.normalized
+            and result.status[other.id] != SUPERSEDED
+            and other.id not in entry.supersedes
+        ]
+        if same:
+            problem(
+                entry.filename,
+                "duplicate",
+                f"{entry.short_id} says what {same[0].short_id} says already in "
+                f"{entry.category}: drop the new file",
+                [entry.id, same[0].id],
+            )
+    for finding in result.findings:
+        if finding.kind == "fork" and new_ids & set(finding.ids[1:]):
+            file = next(f for i, f in zip(finding.ids, finding.files, strict=True) if i in new_ids)
+            problem(file, "fork", finding.message, list(finding.ids))
+    for finding in conflict_findings(memory, only=new_ids):
+        file = next(f for i, f in zip(finding.ids, finding.files, strict=True) if i in new_ids)
+        problem(file, "possible_conflict", finding.message, list(finding.ids))
+    active = sum(1 for e in new if result.status[e.id] == ACTIVE)
+    records = sum(1 for r in state.scan.records if r.filename in added)
+    return {
+        "base": commit,
+        "files": len(names),
+        "entries": len(new),
+        "active": active,
+        "records": records,
+        "problems": problems,
+    }
