@@ -3,7 +3,9 @@
 A cold build (:func:`build_site`) is one straight pipeline:
 
 1. read the store (scan + compaction); the review findings start on the other core;
-2. :func:`portal_for`: redacted views of every entry (one constructor, used by every caller);
+2. :func:`portal_for`: redacted views of every entry (one constructor, used by every caller),
+   with each fact's standing (anchors against today's files, verifications, links,
+   retirement: :func:`claims_for`, computed once for the whole store);
 3. MkDocs builds the *frames*: one per navigation page (home, categories, tags, timeline,
    review, search), one shared by every entry page and one shared by every tag page, each
    with a slot where the body goes. Material's assets, 404 page and search settings come from
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memsite.core.compaction import Finding
+from memsite.core.compaction import ACTIVE, RETIRED, Finding
 from memsite.errors import MemsiteError
 from memsite.portal.frames import render_frames
 from memsite.portal.model import Portal, PortalCache, build_portal, secret_ids
@@ -34,6 +36,7 @@ from memsite.portal.render import Renderer
 from memsite.portal.resources import lunr_js
 from memsite.portal.searchdata import search_files
 from memsite.portal.site import MARKER, Site
+from memsite.portal.standing import FactClaims, fact_claims, first_retirements, repo_blob_base
 from memsite.storage.parallel import Task, can_fork
 
 if TYPE_CHECKING:
@@ -64,7 +67,71 @@ def portal_for(
         cache,
         findings=findings,
         sessions=shared_sessions(memory),
+        claims=claims_for(memory),
     )
+
+
+def claims_for(memory: Memory) -> dict[str, FactClaims]:
+    """The standing of every fact that has one to show, computed once for the whole store.
+
+    Only facts with anchors, facts named by a record and (when a review period applies to
+    their category) active facts are looked at; a store with none of these reads nothing.
+    """
+    state = memory.state()
+    result, records, config = state.result, state.scan.records, memory.config
+    named = {r.target for r in records} | {r.other for r in records if r.other is not None}
+    periods = config.review_after is not None
+    chosen = [
+        e
+        for e in result.entries
+        if e.id in named
+        or e.raw.get("anchors")
+        or (
+            periods and result.status[e.id] == ACTIVE and config.review_days(e.category) is not None
+        )
+    ]
+    if not chosen:
+        return {}
+    from memsite.memory.claims import standings
+
+    found = standings(memory, chosen, records)
+    anchored = any(found[e.id].anchors for e in chosen)
+    base = blob_base(memory) if anchored else None
+    retired = first_retirements(records)
+    claims = {}
+    for entry in chosen:
+        status, standing = result.status[entry.id], found[entry.id]
+        bare = not (standing.stale or standing.anchors or standing.verified or standing.links)
+        if bare and status != RETIRED:
+            continue  # most facts under a review period: confirmed in time, nothing to show
+        claim = fact_claims(
+            standing,
+            active=status == ACTIVE,
+            retirement=retired.get(entry.id) if status == RETIRED else None,
+            base=base,
+        )
+        if claim != FactClaims():
+            claims[entry.id] = claim
+    return claims
+
+
+def blob_base(memory: Memory) -> str | None:
+    """Where anchored files are shown on the repository host (``site.repo_url``) at the
+    project's HEAD commit; None without a usable http(s) ``repo_url``, git or a commit."""
+    repo_url = memory.config.site.get("repo_url")
+    if repo_blob_base(repo_url, "0" * 40) is None:
+        return None  # no URL to link to: spare the git call
+    from memsite.storage.git import run_git
+
+    try:
+        done = run_git(memory.store.project_root, "rev-parse", "--show-prefix", "HEAD", check=False)
+    except MemsiteError:
+        return None
+    lines = done.stdout.splitlines()
+    if done.returncode != 0 or len(lines) != 2:
+        return None
+    prefix, commit = lines[0].strip(), lines[1].strip()
+    return repo_blob_base(repo_url, commit, prefix)
 
 
 def shared_sessions(memory: Memory) -> list[tuple[str, list[tuple[str, list[str]]]]]:

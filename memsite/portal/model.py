@@ -1,7 +1,8 @@
 """The portal's view of the memory: redacted entry views, slugs, history links. Pure.
 
 Redaction happens here and only here: :func:`build_portal` passes every entry-derived string
-(content, category, tags, key, agent, reason, unknown keys, finding messages) through
+(content, category, tags, key, agent, reason, unknown keys, finding messages, and the
+evidence, reasons and anchor paths of records and claims) through
 :func:`memsite.core.secrets.redact` once, and every page, JSON file, search index and raw file
 of the portal is made from the result. Statuses come from the compaction of the original entries, so
 redaction never changes which entry wins.
@@ -24,6 +25,7 @@ from memsite.core.markdown import category_title
 from memsite.core.secrets import redact
 from memsite.core.text import is_name, printable
 from memsite.portal.redact import Redactor
+from memsite.portal.standing import FactClaims, LinkRef, redact_all
 from memsite.portal.text import safe_title
 
 STATUS_LABELS = {status: status.capitalize() for status in STATUSES}
@@ -63,12 +65,18 @@ class PortalCache:
         return key, found
 
     def view(
-        self, key: tuple[Any, ...], entry: Entry, status: str, edges: Sequence[str]
+        self,
+        key: tuple[Any, ...],
+        entry: Entry,
+        status: str,
+        edges: Sequence[str],
+        claims: FactClaims | None = None,
     ) -> EntryView:
-        vkey = (key, status, tuple(edges))
+        badges = claims.badges if claims is not None else None
+        vkey = (key, status, tuple(edges), badges)
         found = self._views.get(vkey)
         if found is None:
-            found = self._views[vkey] = _view(entry, status, edges, self._titles)
+            found = self._views[vkey] = _view(entry, status, edges, self._titles, badges)
         return found
 
     def json_text(
@@ -115,6 +123,9 @@ class EntryView:
     filename: str
     status: str
     supersedes: tuple[str, ...]
+    stale: bool = False
+    drifted: bool = False
+    verified: str | None = None  # the day of the latest verification
     _hash: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -139,6 +150,14 @@ class EntryView:
 
 
 @dataclass(frozen=True, slots=True)
+class LinkView:
+    """A typed link on an entry page: the other fact's view (None: not in this checkout)."""
+
+    ref: LinkRef
+    other: EntryView | None
+
+
+@dataclass(frozen=True, slots=True)
 class EntryPage:
     """Everything an entry page shows: the entry and its relations, each as a view."""
 
@@ -149,6 +168,8 @@ class EntryPage:
     current: tuple[EntryView, ...]
     winner: EntryView | None
     losers: tuple[EntryView, ...]
+    claims: FactClaims | None = None
+    links: tuple[LinkView, ...] = ()
 
 
 @dataclass
@@ -221,6 +242,7 @@ class Portal:
     losers: dict[str, list[str]]
     findings: list[FindingView] = field(default_factory=list)
     sessions: list[SessionView] = field(default_factory=list)
+    claims: dict[str, FactClaims] = field(default_factory=dict)
     position: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -255,6 +277,8 @@ class Portal:
         current = tuple(e for e in newer if e.active)
         winner_id = self.winner.get(entry_id)
         losers = tuple(self.by_id[i] for i in self.losers.get(entry_id, empty))
+        claims = self.claims.get(entry_id)
+        links = tuple(LinkView(r, self.by_id.get(r.other)) for r in claims.links) if claims else ()
         return EntryPage(
             entry=entry,
             newer=newer,
@@ -263,10 +287,19 @@ class Portal:
             current=current,
             winner=self.by_id.get(winner_id) if winner_id else None,
             losers=losers,
+            claims=claims,
+            links=links,
         )
 
 
-def _view(entry: Entry, status: str, edges: Sequence[str], titles: dict[str, str]) -> EntryView:
+def _view(
+    entry: Entry,
+    status: str,
+    edges: Sequence[str],
+    titles: dict[str, str],
+    badges: tuple[bool, bool, str | None] | None = None,
+) -> EntryView:
+    stale, drifted, verified = badges or (False, False, None)
     created = format_created(entry.created)
     category = entry.category
     if category not in titles:
@@ -289,6 +322,9 @@ def _view(entry: Entry, status: str, edges: Sequence[str], titles: dict[str, str
         filename=entry.filename,
         status=status,
         supersedes=tuple(edges),
+        stale=stale,
+        drifted=drifted,
+        verified=verified,
     )
 
 
@@ -327,6 +363,7 @@ def build_portal(
     *,
     findings: Sequence[Finding] = (),
     sessions: Sequence[tuple[str, Sequence[tuple[str, Sequence[str]]]]] = (),
+    claims: Mapping[str, FactClaims] | None = None,
 ) -> Portal:
     """Redact the compaction result once and derive every view the pages need.
 
@@ -334,6 +371,7 @@ def build_portal(
     redacted with the full scan, and the review page shows them. ``sessions`` are the daily
     logs shared in git (name, [(day, lines)]), newest session first; their lines are
     redacted with the full scan (a log is free text) and stripped of control characters.
+    ``claims`` are the facts' standings (only facts with something to show), redacted here.
     """
     cache = cache or PortalCache()
     full = secret_ids(findings)
@@ -346,7 +384,11 @@ def build_portal(
         categories=list(dict.fromkeys(cache.redactor.text(c) for c in result.categories)),
         findings=[],
     )
-    views = [cache.view(k, e, result.status[e.id], result.edges.get(e.id, ())) for k, e in keyed]
+    safe_claims = redact_all(claims or {}, cache.redactor.text)
+    views = [
+        cache.view(k, e, result.status[e.id], result.edges.get(e.id, ()), safe_claims.get(e.id))
+        for k, e in keyed
+    ]
     categories, tags = _groups(views, safe_result.categories, set(weights), cache._titles)
     losers: dict[str, list[str]] = defaultdict(list)
     for loser in result.entries:
@@ -371,6 +413,7 @@ def build_portal(
         superseded_by=dict(result.superseded_by),
         winner=dict(result.winner),
         losers=dict(losers),
+        claims=safe_claims,
         sessions=[
             SessionView(
                 name,

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,14 +44,20 @@ def _yaml_str(value: str) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def pages_workflow(store_rel: str) -> str:
-    """The GitHub Actions workflow publishing the portal of the store at ``store_rel``."""
+def _store_and_paths(store_rel: str, workflow: str) -> tuple[str, str]:
+    """The store's path as the workflow names it, and the YAML list of the paths whose
+    changes trigger the workflow (the store's entries and config, and the workflow itself)."""
     store = store_rel.replace("\\", "/").strip("/") or "."
     prefix = "" if store == "." else f"{store}/"
     paths = "\n".join(
-        f"      - {_yaml_str(p)}"
-        for p in (f"{prefix}entries/**", f"{prefix}config.json", WORKFLOW_PATH)
+        f"      - {_yaml_str(p)}" for p in (f"{prefix}entries/**", f"{prefix}config.json", workflow)
     )
+    return store, paths
+
+
+def pages_workflow(store_rel: str) -> str:
+    """The GitHub Actions workflow publishing the portal of the store at ``store_rel``."""
+    store, paths = _store_and_paths(store_rel, WORKFLOW_PATH)
     return f"""\
 # Publishes the memsite memory portal to GitHub Pages (written by `memsite init --github-pages`).
 # Settings > Pages > Source must be "GitHub Actions". A Pages site of a public repository is
@@ -127,14 +134,68 @@ class Deployed:
     entries: int
 
 
+CHECK_WORKFLOW_PATH = ".github/workflows/memsite-check.yml"
+
+
+def check_workflow(store_rel: str) -> str:
+    """The GitHub Actions workflow running `memsite check` on pull requests that add facts."""
+    store, paths = _store_and_paths(store_rel, CHECK_WORKFLOW_PATH)
+    return f"""\
+# Checks the facts a pull request adds to the memsite memory (written by
+# `memsite init --github-check`): malformed files, suspected secrets, duplicates of active
+# facts, forks and possible conflicts fail the check.
+name: memsite check
+
+on:
+  pull_request:
+    paths:
+{paths}
+
+permissions: {{}}
+
+jobs:
+  check:
+    name: Check new facts
+    runs-on: ubuntu-latest
+    permissions:
+      contents: read
+    steps:
+      - name: Check out (full history, to find the merge base)
+        uses: {ACTIONS["checkout"]}
+        with:
+          fetch-depth: 0
+          persist-credentials: false
+      - name: Set up Python
+        uses: {ACTIONS["setup-python"]}
+        with:
+          python-version: "3.12"
+      - name: Install memsite
+        run: python -m pip install "memsite=={__version__}"
+      - name: Check
+        env:
+          MEMSITE_STORE_PATH: {_yaml_str(store)}
+          BASE_REF: ${{{{ github.base_ref }}}}
+        run: memsite --store "$MEMSITE_STORE_PATH" check --base "origin/$BASE_REF"
+"""
+
+
 def write_pages_workflow(store: Store) -> str:
     """Write ``.github/workflows/memsite-pages.yml`` at the top of the repository."""
+    return _write_workflow(store, WORKFLOW_PATH, pages_workflow)
+
+
+def write_check_workflow(store: Store) -> str:
+    """Write ``.github/workflows/memsite-check.yml`` at the top of the repository."""
+    return _write_workflow(store, CHECK_WORKFLOW_PATH, check_workflow)
+
+
+def _write_workflow(store: Store, name: str, text: Callable[[str], str]) -> str:
     try:
         top = repo_top(store.project_root)
     except MemsiteError:
         top = store.project_root
-    path = top / WORKFLOW_PATH
-    write_atomic(path, pages_workflow(os.path.relpath(store.root, top)).encode("utf-8"))
+    path = top / name
+    write_atomic(path, text(os.path.relpath(store.root, top)).encode("utf-8"))
     return str(path)
 
 

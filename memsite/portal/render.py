@@ -8,18 +8,53 @@ data changed.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from markupsafe import Markup
 
-from memsite.portal.model import CategoryView, EntryPage, EntryView, Portal, TagView
+from memsite.portal.model import (
+    CategoryView,
+    EntryPage,
+    EntryView,
+    FindingView,
+    Portal,
+    TagView,
+)
 from memsite.portal.resources import templates_dir
 from memsite.portal.text import render_text, safe_title
 
 RECENT = 15
+# The review page's sections, in order (what a claim needs first), each with what to do; a
+# kind not listed here comes last, under its own name.
+REVIEW_KINDS = {
+    "fork": "Branches amended the same fact in different ways: write one fact that supersedes "
+    "all of them, or retire the wrong ones.",
+    "possible_conflict": "Active facts that may say opposite things: supersede or retire the "
+    "wrong one; if both hold, link them distinct-from.",
+    "drift": "The files these facts are anchored to changed: check each fact against the code, "
+    "then verify it again with --repin, amend it or retire it.",
+    "stale": "Nobody confirmed these facts within the review period (memory.reviewAfterDays): "
+    "verify those that still hold, amend or retire the others.",
+    "contradiction": "Entries with the same key disagree and the newest wins: supersede the "
+    "others to settle it.",
+    "secret": "Entries that look like they hold a credential (redacted here): remove them and "
+    "rotate the credential.",
+    "duplicate": "Entries that say the same: the newest is kept; nothing to do unless the "
+    "older ones should be deleted.",
+    "near_duplicate": "Entries that say almost the same: supersede one or merge them.",
+    "cycle": "Entries that supersede each other in a loop: supersede the loop with one entry.",
+    "dangling_supersedes": "Entries superseding ids not in this checkout (perhaps on another "
+    "branch): merge that branch or ignore.",
+    "unknown_category": "Categories the config does not list: add them to memory.categories.",
+    "invalid_file": "Files in entries/ that could not be read: fix or delete them.",
+    "future_timestamp": "Entries dated in the future win every contradiction: supersede them "
+    "with correctly dated entries.",
+    "secret_allowed": "Entries published as written because a person marked them allow_secret: "
+    "make sure none is a real credential.",
+}
 ENTRY_SHELL = "entries/memsite-shell/"
 TAG_SHELL = "tags/memsite-shell/"
 
@@ -177,16 +212,13 @@ class Renderer:
                 on_day=on_day,
             )
         )
-        groups: dict[str, list[Any]] = {}
-        for finding in portal.findings:
-            groups.setdefault(finding.kind, []).append(finding)
         pages.append(
             self._nav_page(
                 "review/",
                 "Review",
                 "review.html",
                 findings=portal.findings,
-                groups=list(groups.items()),
+                groups=review_groups(portal.findings),
             )
         )
         pages.append(
@@ -204,6 +236,17 @@ class Renderer:
         return self.env.get_template("llms.txt").render(
             portal=portal, counts=portal.counts(), base=base_url
         )
+
+
+def review_groups(findings: Iterable[FindingView]) -> list[tuple[str, str, list[FindingView]]]:
+    """Findings by kind as (kind, what to do, findings), in :data:`REVIEW_KINDS` order; other
+    kinds follow in the order they first appear. Each kind keeps its findings' order."""
+    groups: dict[str, list[FindingView]] = {}
+    for finding in findings:
+        groups.setdefault(finding.kind, []).append(finding)
+    order = list(REVIEW_KINDS)
+    kinds = sorted(groups, key=lambda k: order.index(k) if k in REVIEW_KINDS else len(order))
+    return [(kind, REVIEW_KINDS.get(kind, ""), groups[kind]) for kind in kinds]
 
 
 def raw_files(

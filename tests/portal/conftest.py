@@ -30,12 +30,19 @@ JINJA = "{{ 7*7 }}"
 
 
 def copy_demo(dest: Path) -> Path:
-    """A private copy of the demo store (entries and config only)."""
+    """A private copy of the demo store (entries and config only) with the project files its
+    facts are anchored to."""
     root = dest / ".memsite"
     (root / "entries").mkdir(parents=True)
     shutil.copy2(DEMO / "config.json", root / "config.json")
     for path in (DEMO / "entries").glob("*.json"):
         shutil.copy2(path, root / "entries" / path.name)
+    for path in DEMO.parent.iterdir():
+        if path.name != ".memsite":
+            if path.is_dir():
+                shutil.copytree(path, dest / path.name)
+            else:
+                shutil.copy2(path, dest / path.name)
     return root
 
 

@@ -96,6 +96,8 @@ def test_superseded_pages_carry_a_banner_to_the_current_version(demo_site: Built
         if status == "superseded":
             heads = [e.id for e in result.replaced_by(entry.id) if result.status[e.id] == ACTIVE]
             assert all(f"../{i}/" in banner for i in heads)
+        elif status == "retired":
+            assert "Retired" in banner and "without a successor" in banner
         else:
             assert f"../{result.winner[entry.id]}/" in banner
 
@@ -162,7 +164,7 @@ def test_review_page_shows_the_findings(demo_site: Built) -> None:
 
 def test_home_page_counts_and_recent_changes(demo_site: Built) -> None:
     html = (demo_site.site / "index.html").read_text()
-    assert "52 active facts out of 64 entries" in html
+    assert "51 active facts out of 64 entries" in html  # one fact of the demo is retired
     result = demo_site.memory.state().result
     assert f"entries/{result.entries[0].id}/" in html.split('id="recent-changes"', 1)[1]
     assert 'id="index"' in html  # index.md rendered

@@ -1,0 +1,249 @@
+"""What the portal shows of a fact beyond its status: badges (stale, drifted, verified), its
+anchors and their state today, its typed links, its verifications and its retirement. Pure.
+
+:func:`memsite.portal.build.portal_for` reads the files and records once per build and turns
+each fact's standing into a :class:`FactClaims` here; :func:`memsite.portal.model.build_portal`
+redacts it (:func:`redacted`) with everything else. Every value is hashable, so equal claims
+render to equal HTML and the render caches stay warm.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+from urllib.parse import quote, urlsplit
+
+from memsite.core.anchors import CHANGED, DRIFTED, MISSING, RENAMED, Anchor, Located
+from memsite.core.entry import format_created
+from memsite.core.records import Record
+
+# How a link reads on each of its two pages: "<this fact> refines → X", "← refined by X".
+LINK_PHRASES = {
+    ("refines", "out"): "refines →",
+    ("refines", "in"): "← refined by",
+    ("supports", "out"): "supports →",
+    ("supports", "in"): "← supported by",
+    ("depends-on", "out"): "depends on →",
+    ("depends-on", "in"): "← depended on by",
+    ("conflicts-with", "out"): "conflicts with →",
+    ("conflicts-with", "in"): "← conflicts with",
+    ("distinct-from", "out"): "distinct from →",
+    ("distinct-from", "in"): "← distinct from",
+}
+STATE_LABELS = {
+    "unchanged": "Unchanged",
+    "moved": "Moved",
+    "changed": "Changed since it was pinned",
+    "missing": "Missing: the file is gone",
+    "renamed": "Renamed",
+}
+_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_UNSAFE_URL = re.compile(r"[\s\"'<>\\`\x00-\x1f\x7f]")
+
+
+class StandingLike(Protocol):
+    """The parts of :class:`memsite.memory.claims.Standing` the portal shows."""
+
+    anchors: list[tuple[Anchor, Located]]
+    verified: list[Record]
+    links: list[dict[str, Any]]
+    stale: bool
+
+    @property
+    def drifted(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class AnchorView:
+    """One anchor: where it was pinned, where it stands today, its file on the repo host."""
+
+    path: str
+    lines: str | None  # "START-END" as pinned
+    state: str
+    now_path: str | None = None  # renamed: the file's new path
+    now_lines: str | None = None  # moved or renamed: where the lines are now
+    href: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.path}:{self.lines}" if self.lines else self.path
+
+    @property
+    def state_label(self) -> str:
+        return STATE_LABELS.get(self.state, self.state)
+
+    @property
+    def drifted(self) -> bool:
+        return self.state in DRIFTED
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRef:
+    """A typed link seen from one of its two facts (``direction``: "out" or "in")."""
+
+    other: str
+    type: str
+    direction: str
+    reason: str | None = None
+
+    @property
+    def phrase(self) -> str:
+        return LINK_PHRASES.get((self.type, self.direction), self.type)
+
+
+@dataclass(frozen=True, slots=True)
+class Dated:
+    """A verification (``text``: its evidence) or a retirement (``text``: its reason)."""
+
+    created: str  # RFC 3339, in UTC
+    text: str | None = None
+    agent: str | None = None
+
+    @property
+    def day(self) -> str:
+        return self.created[:10]
+
+    @property
+    def when(self) -> str:
+        return f"{self.created[:10]} {self.created[11:16]} UTC"
+
+
+@dataclass(frozen=True, slots=True)
+class FactClaims:
+    """Everything beyond its status the portal shows of one fact (empty: nothing to show)."""
+
+    stale: bool = False
+    drifted: bool = False
+    anchors: tuple[AnchorView, ...] = ()
+    verifications: tuple[Dated, ...] = ()  # oldest first
+    links: tuple[LinkRef, ...] = ()
+    retired: Dated | None = None
+
+    @property
+    def verified(self) -> str | None:
+        """The day of the latest verification."""
+        return self.verifications[-1].day if self.verifications else None
+
+    @property
+    def badges(self) -> tuple[bool, bool, str | None]:
+        """What cards show (the part of the claims an entry view carries)."""
+        return (self.stale, self.drifted, self.verified)
+
+
+def repo_blob_base(repo_url: Any, commit: str | None, prefix: str = "") -> str | None:
+    """``<repo_url>/blob/<commit>/<prefix>``, or None unless ``repo_url`` is a plain http(s)
+    URL and ``commit`` a full commit id (``prefix``: the project's folder in the repository)."""
+    if not isinstance(repo_url, str) or commit is None or not _COMMIT.fullmatch(commit):
+        return None
+    url = repo_url.strip().rstrip("/").removesuffix(".git")
+    if _UNSAFE_URL.search(url):
+        return None
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
+        return None
+    if parts.query or parts.fragment:
+        return None
+    return f"{url}/blob/{commit}/{quote(prefix.strip('/') + '/', safe='/') if prefix else ''}"
+
+
+def _lines(lines: tuple[int, int] | None) -> str | None:
+    return f"{lines[0]}-{lines[1]}" if lines is not None else None
+
+
+def anchor_view(anchor: Anchor, state: Located, base: str | None) -> AnchorView:
+    """The anchor as shown. Its link goes to where its text is now: the new path of a renamed
+    file, the new lines of a moved span, the file alone when the lines are gone, nothing when
+    the file is."""
+    now_path = state.path if state.state == RENAMED else None
+    moved = state.lines is not None and state.lines != anchor.lines
+    href = None
+    if base is not None and state.state != MISSING:
+        lines = None if state.state == CHANGED else state.lines
+        fragment = f"#L{lines[0]}-L{lines[1]}" if lines else ""
+        href = base + quote(now_path or anchor.path, safe="/") + fragment
+    return AnchorView(
+        path=anchor.path,
+        lines=_lines(anchor.lines),
+        state=state.state,
+        now_path=now_path,
+        now_lines=_lines(state.lines) if moved else None,
+        href=href,
+    )
+
+
+def fact_claims(
+    standing: StandingLike,
+    *,
+    active: bool,
+    retirement: Record | None = None,
+    base: str | None = None,
+) -> FactClaims:
+    """The claims of one fact. Only a fact in force is stale or drifted: a badge on a
+    superseded or retired one would send a reader to check what nobody relies on."""
+    return FactClaims(
+        stale=active and standing.stale,
+        drifted=active and standing.drifted,
+        anchors=tuple(anchor_view(a, s, base) for a, s in standing.anchors),
+        verifications=tuple(_dated(r) for r in standing.verified),
+        links=tuple(
+            LinkRef(str(link["id"]), str(link["type"]), str(link["direction"]), link["reason"])
+            for link in standing.links
+        ),
+        retired=_dated(retirement) if retirement is not None else None,
+    )
+
+
+def _dated(record: Record) -> Dated:
+    return Dated(format_created(record.created), record.text, record.agent)
+
+
+def first_retirements(records: Iterable[Record]) -> dict[str, Record]:
+    """The retire record of each retired fact: the oldest, which retired it (``records`` come
+    oldest first), found in one pass."""
+    found: dict[str, Record] = {}
+    for record in records:
+        if record.kind == "retire":
+            found.setdefault(record.target, record)
+    return found
+
+
+def redacted(claims: FactClaims, text: Callable[[str], str]) -> FactClaims:
+    """``claims`` with every record- or entry-derived string passed through ``text``; an anchor
+    whose path redaction changes loses its link (it would point at the unredacted path)."""
+
+    if not (claims.anchors or claims.verifications or claims.links or claims.retired):
+        return claims  # badges only: nothing to redact
+
+    def opt(value: str | None) -> str | None:
+        return None if value is None else text(value)
+
+    anchors = []
+    for anchor in claims.anchors:
+        path, now_path = text(anchor.path), opt(anchor.now_path)
+        same = path == anchor.path and now_path == anchor.now_path
+        anchors.append(
+            replace(anchor, path=path, now_path=now_path, href=anchor.href if same else None)
+        )
+    return replace(
+        claims,
+        anchors=tuple(anchors),
+        verifications=tuple(
+            replace(v, text=opt(v.text), agent=opt(v.agent)) for v in claims.verifications
+        ),
+        links=tuple(replace(link, reason=opt(link.reason)) for link in claims.links),
+        retired=(
+            None
+            if claims.retired is None
+            else replace(
+                claims.retired, text=opt(claims.retired.text), agent=opt(claims.retired.agent)
+            )
+        ),
+    )
+
+
+def redact_all(
+    claims: Mapping[str, FactClaims], text: Callable[[str], str]
+) -> dict[str, FactClaims]:
+    return {entry_id: redacted(c, text) for entry_id, c in sorted(claims.items())}
