@@ -7,7 +7,10 @@ monorepo, with a Python data pipeline, deployed on Kubernetes, CI on GitHub Acti
 The output is deterministic: timestamps are fixed and ids are derived from each entry's name
 (``uuid.UUID(bytes=sha256(seed).digest()[:16], version=4)``). Running the script deletes and
 recreates ``examples/demo/.memsite/entries/`` (only that folder) and rewrites ``config.json`` and
-``.gitignore`` next to it. Standard library only::
+``.gitignore`` next to it, and the few project files that facts are anchored to (``FILES``).
+Some facts also have records: verifications, a retirement and typed links (``RECORDS``); one
+anchor is pinned to an older version of its file, so the demo shows drift. Standard library
+only::
 
     python examples/make_demo.py
 """
@@ -35,7 +38,7 @@ FIRST_DAY = "2026-07-01"
 LAST_DAY = "2026-11-20"
 
 CONFIG: dict[str, Any] = {
-    "memory": {"autoInjectTokenBudget": 1200},
+    "memory": {"autoInjectTokenBudget": 1200, "reviewAfterDays": {"operations": 120}},
     "site": {"site_name": "Acme Checkout — project memory"},
 }
 GITIGNORE_LINES = ("compacted/", "index.md", "cache/", "site/", "daily/", "review.log")
@@ -573,6 +576,100 @@ SPECS: list[Spec] = [
 # fmt: on
 
 
+# Project files (relative to examples/demo/, the demo's project root) that facts are anchored to.
+FILES: dict[str, str] = {
+    ".nvmrc": "22.11\n",
+    "apps/api/src/rate-limit.ts": (
+        "import rateLimit from '@fastify/rate-limit';\n"
+        "\n"
+        "export const limits = {\n"
+        "  max: 100, // requests per second and merchant\n"
+        "  timeWindow: 1000,\n"
+        "};\n"
+        "\n"
+        "export default rateLimit;\n"
+    ),
+    "packages/tax/src/rates.ts": (
+        "// Tax rates come from the tax_rates table and are cached in memory.\n"
+        "export const RATE_CACHE_MINUTES = 10;\n"
+        "\n"
+        "export async function loadRates(db: Db): Promise<Rates> {\n"
+        "  return db.selectFrom('tax_rates').selectAll().execute();\n"
+        "}\n"
+    ),
+}
+# (fact, path, lines, the file's text when the fact was pinned if it changed since)
+ANCHORS: list[tuple[str, str, tuple[int, int] | None, str | None]] = [
+    ("node22", ".nvmrc", None, None),
+    ("rate_limit", "apps/api/src/rate-limit.ts", (3, 6), None),
+    (
+        "tax",
+        "packages/tax/src/rates.ts",
+        (1, 2),
+        FILES["packages/tax/src/rates.ts"].replace("= 10;", "= 15;"),
+    ),
+]
+# (kind, fact, created, fields): verifications, a retirement and typed links.
+RECORDS: list[tuple[str, str, str, dict[str, str]]] = [
+    ("verify", "node22", "2026-11-24T09:30:00.000Z",
+     {"evidence": "Checked .nvmrc and the Dockerfiles on main: 22.11 everywhere."}),
+    ("verify", "killswitch", "2026-11-25T16:05:00.000Z",
+     {"evidence": "Exercised in the November game day: all merchants moved to Stripe in 40 s."}),
+    ("retire", "flaky_3ds", "2026-11-26T11:20:00.000Z",
+     {"reason": "The 3-D Secure e2e test was fixed (a race on the challenge iframe) and runs "
+                "again on every PR; nothing is quarantined any more."}),
+    ("relate", "deploy_argocd", "2026-11-27T10:00:00.000Z",
+     {"other": "adr_argocd", "type": "refines", "reason": "how the ADR is carried out"}),
+    ("relate", "migrate_job", "2026-11-27T10:02:00.000Z",
+     {"other": "deploy_argocd", "type": "depends-on", "reason": "the Job is an Argo CD hook"}),
+    ("relate", "adr_biome", "2026-11-27T10:04:00.000Z",
+     {"other": "lint_biome", "type": "supports"}),
+]
+
+
+def blob_id(text: str) -> str:
+    """The git blob id of a file's text (what `git hash-object` prints)."""
+    data = text.encode("utf-8")
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def span_hash(text: str, lines: tuple[int, int]) -> str:
+    """memsite's span hash: the lines with whitespace collapsed and trimmed, joined by \\n."""
+    chosen = text.splitlines()[lines[0] - 1 : lines[1]]
+    normal = [re.sub(r"\s+", " ", line).strip() for line in chosen]
+    return hashlib.sha1("\n".join(normal).encode()).hexdigest()
+
+
+def anchors_of(name: str) -> list[dict[str, Any]]:
+    found = []
+    for fact, path, lines, pinned in ANCHORS:
+        if fact != name:
+            continue
+        text = pinned if pinned is not None else FILES[path]
+        anchor: dict[str, Any] = {"path": path, "blob": blob_id(text)}
+        if lines is not None:
+            anchor["lines"] = list(lines)
+            anchor["span"] = span_hash(text, lines)
+        found.append(anchor)
+    return found
+
+
+def record_objects() -> list[dict[str, Any]]:
+    objects = []
+    for number, (kind, fact, created, fields) in enumerate(RECORDS):
+        obj: dict[str, Any] = {
+            "record": kind,
+            "id": entry_id(f"record/{number}"),
+            "target": entry_id(fact),
+            "created": created,
+            "agent": "jonas.weber",
+        }
+        for key, value in fields.items():
+            obj[key] = entry_id(value) if key == "other" else value
+        objects.append(obj)
+    return objects
+
+
 def entry_id(name: str) -> str:
     """Deterministic UUID4-shaped id for a spec name."""
     digest = hashlib.sha256((ID_SEED_PREFIX + name).encode("utf-8")).digest()
@@ -632,6 +729,9 @@ def to_object(spec: Spec) -> dict[str, Any]:
         obj["key"] = spec.key
     if spec.reason is not None:
         obj["reason"] = spec.reason
+    anchors = anchors_of(spec.name)
+    if anchors:
+        obj["anchors"] = anchors
     return obj
 
 
@@ -651,6 +751,13 @@ def write_store(store: Path = STORE, specs: list[Spec] = SPECS) -> int:
         obj = to_object(spec)
         path = entries / file_name(spec.created, obj["id"])
         path.write_text(dump(obj), encoding="utf-8", newline="\n")
+    for obj in record_objects():
+        path = entries / file_name(obj["created"], obj["id"])
+        path.write_text(dump(obj), encoding="utf-8", newline="\n")
+    for name, text in FILES.items():
+        target = store.parent / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8", newline="\n")
     (store / "config.json").write_text(dump(CONFIG), encoding="utf-8", newline="\n")
     gitignore = "".join(line + "\n" for line in GITIGNORE_LINES)
     (store / ".gitignore").write_text(gitignore, encoding="utf-8", newline="\n")
