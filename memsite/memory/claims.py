@@ -464,13 +464,21 @@ def retired_reason(records: Iterable[Record], entry_id: str) -> Record | None:
 
 def index_flags(memory: Memory) -> dict[str, str]:
     """Active facts that index.md places last, with the marker their line gets: drifted
-    anchors (``(check: src/db.py changed)``), else stale (``(unconfirmed since ...)``)."""
+    anchors (``(check: src/db.py changed)``), else stale (``(unconfirmed since ...)``).
+
+    Read from the index's anchors table (no entry is rebuilt): `context` asks this at every
+    session start."""
     index = memory.index()
     flags: dict[str, str] = {}
-    anchored = index.anchored_active()
+    anchored = index.active_anchors()
     if anchored:
-        records = index.records_about(e.id for e in anchored) if index.has_records() else []
-        for entry_id, standing in standings(memory, anchored, records).items():
+        repins = index.repinned(anchored) if index.has_records() else {}
+        current = {i: repins[i].anchors if i in repins else tuple(a) for i, a in anchored.items()}
+        tree = work_tree(memory)
+        states = locate_all(tree, (a for group in current.values() for a in group))
+        tree.save()
+        for entry_id, anchors in current.items():
+            standing = Standing(anchors=[(a, states[a]) for a in anchors])
             if standing.drifted:
                 flags[entry_id] = standing.marker()
     if memory.config.review_after is not None:

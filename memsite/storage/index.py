@@ -50,6 +50,7 @@ from memsite.storage.files import TEMP_SUFFIX, is_temporary
 from memsite.storage.layout import Store
 
 if TYPE_CHECKING:
+    from memsite.core.anchors import Anchor
     from memsite.core.budget import IndexItem
 
 # The rules are imported where they are used: `context` with fresh views opens the index
@@ -100,6 +101,11 @@ CREATE TABLE IF NOT EXISTS records(
 );
 CREATE INDEX IF NOT EXISTS records_target ON records(target, kind);
 CREATE INDEX IF NOT EXISTS records_other ON records(other) WHERE other IS NOT NULL;
+CREATE TABLE IF NOT EXISTS anchors(
+    n INTEGER NOT NULL, id TEXT NOT NULL, path TEXT NOT NULL, blob TEXT NOT NULL,
+    first INTEGER, last INTEGER, span TEXT
+);
+CREATE INDEX IF NOT EXISTS anchors_n ON anchors(n);
 """
 _COLUMNS = "n, file, id, category, created, confidence, key, digest, words, length, status, data"
 
@@ -283,6 +289,7 @@ class Index:
             "words",
             "dirty",
             "records",
+            "anchors",
         )
         for table in tables:
             db.execute(f"DROP TABLE IF EXISTS {table}")
@@ -498,6 +505,7 @@ class Index:
                 db.execute(f"DELETE FROM entries WHERE n IN ({nmarks})", ns)
                 db.execute(f"DELETE FROM sup WHERE n IN ({nmarks})", ns)
                 db.execute(f"DELETE FROM fts WHERE rowid IN ({nmarks})", ns)
+                db.execute(f"DELETE FROM anchors WHERE n IN ({nmarks})", ns)
             db.execute(f"DELETE FROM records WHERE file IN ({marks})", chunk)
         dirty = {r.category for r in gone_rows if r.status == ACTIVE}
         self._count(-len(gone_rows), -sum(r.length for r in gone_rows))
@@ -532,11 +540,12 @@ class Index:
         """Add valid entries to every table, in batches."""
         db = self.db
         start = int(db.execute("SELECT coalesce(max(n), 0) FROM entries").fetchone()[0]) + 1
-        entries, sup, fts = [], [], []
+        entries, sup, fts, anchors = [], [], [], []
         words: set[str] = set()
         for n, item in enumerate(prepared, start):
             entries.append((n, *item.columns))
             sup += [(n, item.columns[1], target) for target in item.supersedes]
+            anchors += [(n, item.columns[1], *anchor) for anchor in item.anchors]
             fts.append((n, item.body, item.meta))
             words.update(item.words)
         db.executemany(
@@ -546,6 +555,11 @@ class Index:
             entries,
         )
         db.executemany("INSERT INTO sup(n, src, dst) VALUES (?, ?, ?)", sup)
+        db.executemany(
+            "INSERT INTO anchors(n, id, path, blob, first, last, span) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            anchors,
+        )
         db.executemany("INSERT INTO fts(rowid, body, meta) VALUES (?, ?, ?)", fts)
         db.executemany(
             "INSERT OR IGNORE INTO words(word, len) VALUES (?, ?)",
@@ -887,6 +901,35 @@ class Index:
             )
         ]
 
+    def active_anchors(self) -> dict[str, list[Anchor]]:
+        """Active entry id → the anchors its file records (in the file's order)."""
+        from memsite.core.anchors import Anchor
+
+        self.sync()
+        found: dict[str, list[Anchor]] = {}
+        rows = self.db.execute(
+            "SELECT a.id, a.path, a.blob, a.first, a.last, a.span FROM entries AS e "
+            "INDEXED BY entries_anchored CROSS JOIN anchors AS a ON a.n = e.n "
+            "WHERE e.status = ? AND e.anchors > 0 ORDER BY a.rowid",
+            (ACTIVE,),
+        )
+        for entry_id, path, blob, first, last, span in rows:
+            lines = (first, last) if first is not None else None
+            found.setdefault(entry_id, []).append(Anchor(path, blob, lines, span))
+        return found
+
+    def repinned(self, ids: Iterable[str]) -> dict[str, Record]:
+        """Entry id → its latest verification that pinned anchors again, for ``ids``."""
+        self.sync()
+        found: dict[str, Record] = {}
+        rows = [r for r in self._records_where("target", sorted(set(ids))) if r.kind == "verify"]
+        for row in sorted(rows, key=lambda r: (r.created, r.file)):
+            if b"anchors" in row.data:
+                record = row.record()
+                if record.anchors:
+                    found[record.target] = record
+        return found
+
     def anchored_active(self) -> list[Entry]:
         """Active entries with anchors, newest first."""
         self.sync()
@@ -1102,6 +1145,7 @@ class Prepared(NamedTuple):
     body: str
     meta: str
     words: frozenset[str]
+    anchors: tuple[tuple[str, str, int | None, int | None, str | None], ...] = ()
 
 
 Read = tuple[tuple[Any, ...], Prepared | RecordRow | None]  # a record: the row it becomes
@@ -1201,8 +1245,14 @@ def _prepare(folder: Path, limit: int, name: str) -> Read:
         len(entry.anchors),
     )
     body_text, meta_text = " ".join(body), " ".join(meta)
+    anchors = tuple((a.path, a.blob, *(a.lines or (None, None)), a.span) for a in entry.anchors)
     return record, Prepared(
-        columns, tuple(dict.fromkeys(entry.supersedes)), body_text, meta_text, frozenset(words)
+        columns,
+        tuple(dict.fromkeys(entry.supersedes)),
+        body_text,
+        meta_text,
+        frozenset(words),
+        anchors,
     )
 
 
