@@ -114,14 +114,15 @@ def status(ctx: click.Context, as_json: bool) -> None:
         out(f"Note: {note}")
     out(
         f"Entries: {answer['entries']} ({answer['active']} active, {answer['superseded']} "
-        f"superseded, {answer['duplicate']} duplicate, {answer['overridden']} overridden); "
-        f"unreadable files: {answer['invalid']}"
+        f"superseded, {answer['duplicate']} duplicate, {answer['overridden']} overridden, "
+        f"{answer['retired']} retired); records: {answer['records']}; unreadable files: "
+        f"{answer['invalid']}"
     )
     for category, counts in answer["categories"].items():
         out(f"  {category:<14} {counts['active']:>6} active {sum(counts.values()):>7} total")
     out(
         f"Derived views: {answer['derived']}; daily logs: {answer['daily_logs']}; "
-        f"findings: {answer['findings']}"
+        f"findings: {answer['findings']} ({answer['drifted']} drifted, {answer['stale']} stale)"
     )
 
 

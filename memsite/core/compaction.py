@@ -263,7 +263,9 @@ def _group_findings(
 ) -> list[Finding]:
     findings = []
     for (category, _), group in sorted(dup_groups.items()):
-        if len(group) > 1:
+        # Only where one of them still counts: the newest, if it is active, is the one kept
+        # (a pair both of which were superseded or retired needs nothing done).
+        if len(group) > 1 and status[group[0].id] == ACTIVE:
             ids = tuple(e.id for e in group)
             findings.append(
                 Finding(
@@ -276,7 +278,7 @@ def _group_findings(
             )
     for (category, key), group in sorted(key_groups.items()):
         losers = [e for e in group[1:] if status[e.id] == OVERRIDDEN]
-        if losers:
+        if losers and status[group[0].id] == ACTIVE:
             ids = (group[0].id, *(e.id for e in losers))
             findings.append(
                 Finding(

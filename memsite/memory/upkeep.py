@@ -374,6 +374,7 @@ def status(memory: Memory) -> dict[str, Any]:
 
     state = memory.state()
     store = memory.store
+    found = findings(memory)
     notes = []
     if store.shadowed is not None:
         notes.append(
@@ -388,7 +389,10 @@ def status(memory: Memory) -> dict[str, Any]:
         "invalid": len(state.scan.invalid),
         "derived": "fresh" if is_fresh(memory) else "stale",
         "daily_logs": len(_daily_logs(memory)),
-        "findings": len(findings(memory)),
+        "findings": len(found),
+        "drifted": sum(1 for f in found if f.kind == "drift"),
+        "stale": sum(1 for f in found if f.kind == "stale"),
+        "records": len(state.scan.records),
     }
 
 

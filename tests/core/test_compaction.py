@@ -209,7 +209,30 @@ FINDINGS = [
         [entry(1, "x", key="k"), entry(2, "y", key="k", supersedes=ident(1))],
         [],
     ),
+    (
+        "a duplicate pair that was superseded needs nothing done",
+        [entry(1, "a b"), entry(2, "A  b."), entry(3, "c", supersedes=[ident(1), ident(2)])],
+        [],
+    ),
+    (
+        "two successors of one fact fork",
+        [entry(1, "a"), entry(2, "b", supersedes=ident(1)), entry(3, "c", supersedes=ident(1))],
+        ["fork"],
+    ),
 ]
+
+
+def test_a_retired_fact_is_out_and_brings_nothing_back() -> None:
+    entries = [entry(1, "a b"), entry(2, "A  b."), entry(3, "x", key="k"), entry(4, "y", key="k")]
+    result = compact(entries, CATS, retired={ident(2), ident(4), ident(1)})
+    status = {e.id: result.status[e.id] for e in entries}
+    assert status == {
+        ident(1): "duplicate",  # only an entry that would be active is retired
+        ident(2): "retired",
+        ident(3): "overridden",
+        ident(4): "retired",
+    }
+    assert result.findings == []  # the winners are retired: nothing left to settle
 
 
 @pytest.mark.parametrize(("label", "entries", "expected"), FINDINGS, ids=[f[0] for f in FINDINGS])
