@@ -12,11 +12,21 @@ Every portal page (home, categories, entries, tags, timeline, review, search) is
 page of ready HTML (no Markdown), rendered from the same templates as ``memsite build``; entry
 and tag pages stay out of the navigation. The raw files (``entries/<id>.json``, ``index.md``,
 ``llms.txt``, the Lunr index) are written after the build.
+
+In the navigation the memory is one section (titled "Memory", or as the host's ``nav`` names
+it) holding its pages in the portal's order, the categories in config order. Without a host
+``nav`` it takes the place MkDocs gave the folder; with one, it replaces the entry that names
+the portal's home (``- Memory: memory/index.md``), and the portal stays out of the nav if
+none does. A host page linking the folder itself (``[memory](memory/)``) is pointed at the
+portal's home, so MkDocs has no unrecognized link to report.
 """
 
 from __future__ import annotations
 
 import os
+import posixpath
+import re
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +36,13 @@ from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.nav import Navigation, Section
+from mkdocs.structure.pages import Page
 
 from memsite.errors import MemsiteError
-from memsite.portal.mkglue import add_ready_page
+from memsite.portal.mkglue import add_ready_page, src_uri
 from memsite.portal.model import Portal
-from memsite.portal.render import PageOut, Renderer, raw_files
+from memsite.portal.render import PageOut, Renderer, nav_items, raw_files
 from memsite.portal.resources import lunr_js, site_config_dir
 from memsite.storage.files import write_atomic
 
@@ -83,11 +95,14 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
         portal, renderer = self.portal, self.renderer
         assert portal is not None and renderer is not None
+        # With a host nav, pages it does not list would be reported as omitted: the section
+        # is put in place by on_nav instead.
+        own_nav = config.nav is None
         for page in renderer.main_pages(portal):
             configured = not page.path.startswith("categories/") or any(
                 c.configured and page.path == f"categories/{c.slug}/" for c in portal.categories
             )
-            self._add(files, config, page, in_nav=configured)
+            self._add(files, config, page, in_nav=configured and own_nav)
         for page in renderer.tag_pages(portal):
             self._add(files, config, page, in_nav=False)
         for entry in portal.entries:
@@ -104,6 +119,78 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
                 )
             )
         return files
+
+    def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Files) -> Navigation:
+        """The portal's pages as one section, in the portal's order (see the module)."""
+        from mkdocs.structure.nav import _add_parent_links, _add_previous_and_next_links
+
+        portal = self.portal
+        assert portal is not None
+        home = src_uri(self.prefix)
+        pages = {f.src_uri: f.page for f in files if f.src_uri.startswith(self.prefix) and f.page}
+        if home not in pages:
+            return nav
+        section = Section("Memory", [])
+        placed = False
+
+        def ours(item: Any) -> bool:
+            return isinstance(item, Page) and item.file.src_uri.startswith(self.prefix)
+
+        def strip(items: list[Any]) -> list[Any]:
+            """``items`` without the portal's pages and the sections they alone filled; the
+            section goes where the first of them was."""
+            nonlocal placed
+            kept: list[Any] = []
+            for item in items:
+                emptied = False
+                if isinstance(item, Section):
+                    before = len(item.children)
+                    item.children = strip(item.children)
+                    emptied = before > 0 and not item.children
+                if ours(item) or emptied:
+                    if ours(item) and item.file.src_uri == home and config.nav is not None:
+                        section.title = _nav_title(config.nav, home) or section.title
+                    if not placed:
+                        kept.append(section)
+                        placed = True
+                    continue
+                kept.append(item)
+            return kept
+
+        items = strip(list(nav.items))
+        if not placed:
+            return nav  # a host nav that does not name the portal: it stays out
+        for name, target in nav_items(portal):
+            if isinstance(target, str):
+                page = pages.get(src_uri(self.prefix + target))
+                if page is not None:
+                    page.title = "Overview" if target == "" else name
+                    section.children.append(page)
+                continue
+            group: list[Any] = []
+            for sub, path in target:
+                page = pages.get(src_uri(self.prefix + path))
+                if page is not None:
+                    page.title = sub
+                    group.append(page)
+            if group:
+                section.children.append(Section(name, group))
+        every = [p for p in _walk(items) if isinstance(p, Page)]
+        _add_parent_links(items)
+        _add_previous_and_next_links(every)
+        return Navigation(items, every)
+
+    def on_page_markdown(
+        self, markdown: str, /, *, page: Page, config: MkDocsConfig, files: Files
+    ) -> str:
+        """A host page's link to the portal's folder (``memory/``) goes to its home page."""
+        if page.file.src_uri.startswith(self.prefix):
+            return markdown
+        folder = posixpath.dirname(page.file.src_uri)
+        target = posixpath.relpath(self.prefix or ".", folder or ".")
+        home = posixpath.relpath(src_uri(self.prefix), folder or ".")
+        pattern = re.compile(r"(\]\(\s*)(?:\./)?" + re.escape(target.rstrip("/")) + r"/?(\s*\))")
+        return pattern.sub(lambda m: f"{m.group(1)}{home}{m.group(2)}", markdown)
 
     def on_serve(self, server: Any, /, *, config: MkDocsConfig, builder: Any) -> Any:
         """``mkdocs serve`` rebuilds when entries change, as it does for docs/."""
@@ -125,3 +212,24 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
                 write_atomic(root / rel, data)
         except MemsiteError as exc:
             raise PluginError(f"memsite plugin: {exc}") from None
+
+
+def _walk(items: Iterable[Any]) -> Iterator[Any]:
+    """Every item of a navigation tree, depth first, in order."""
+    for item in items:
+        yield item
+        if isinstance(item, Section):
+            yield from _walk(item.children)
+
+
+def _nav_title(nav: Any, target: str) -> str | None:
+    """The title a host's ``nav`` gives to ``target`` (``- Title: path``), if it gives one."""
+    for item in nav if isinstance(nav, list) else []:
+        if isinstance(item, dict):
+            for title, value in item.items():
+                if value == target:
+                    return str(title)
+                found = _nav_title(value, target)
+                if found is not None:
+                    return found
+    return None

@@ -100,3 +100,66 @@ def test_entry_point_is_registered(name: str) -> None:
 
     found = [e for e in entry_points(group="mkdocs.plugins") if e.name == name]
     assert found and found[0].value == "memsite.portal.plugin:MemsitePlugin"
+
+
+def nav_of(page: Path) -> str:
+    html = page.read_text()
+    return html.split('class="md-nav md-nav--primary"', 1)[1].split('class="md-content"', 1)[0]
+
+
+def nav_labels(html: str) -> list[str]:
+    """The visible labels of a Material navigation, in order (titles without markup)."""
+    found = re.findall(r'<span class="md-ellipsis">\s*(.*?)\s*</span>', html, re.S)
+    labels = [re.sub(r"<[^>]+>", "", label).strip() for label in found]
+    # Material repeats a section's title as the title of its drawer: count it once.
+    return [label for i, label in enumerate(labels) if i == 0 or labels[i - 1] != label]
+
+
+def test_the_memory_is_one_section_in_config_order(tmp_path: Path) -> None:
+    root = project(tmp_path, "  - memsite\n")
+    (root / "docs" / "index.md").write_text("# Our docs\n\nRead the [memory](memory/).\n")
+    copy_demo(root)
+    done = mkdocs_build(root)
+    assert done.returncode == 0, done.stderr
+    assert "unrecognized relative link" not in done.stderr  # memory/ goes to its home
+    assert 'href="memory/"' in (root / "site" / "index.html").read_text()
+    labels = nav_labels(nav_of(root / "site" / "index.html"))
+    start = labels.index("Memory")
+    assert labels[start : start + 11] == [
+        "Memory",
+        "Overview",
+        "Categories",
+        "Conventions",
+        "Architecture",
+        "Operations",
+        "Decisions",
+        "Tags",
+        "Timeline",
+        "Review",
+        "Search",
+    ]
+    assert labels.count("Operations") == 1 and labels.count("Memory") == 1
+    assert "Guide" in labels
+
+
+def test_a_host_nav_names_where_the_memory_goes(tmp_path: Path) -> None:
+    root = project(tmp_path, "  - memsite\n")
+    with (root / "mkdocs.yml").open("a") as handle:
+        handle.write(
+            "nav:\n  - Home: index.md\n  - Team knowledge: memory/index.md\n  - Guide: guide.md\n"
+        )
+    copy_demo(root)
+    done = mkdocs_build(root)
+    assert done.returncode == 0, done.stderr
+    assert 'not included in the "nav"' not in done.stderr
+    labels = nav_labels(nav_of(root / "site" / "guide" / "index.html"))
+    assert labels[:3] == ["Home", "Team knowledge", "Overview"]
+    assert labels[-1] == "Guide" and "Timeline" in labels and "Memory" not in labels
+    without = project(tmp_path / "other", "  - memsite\n")
+    with (without / "mkdocs.yml").open("a") as handle:
+        handle.write("nav:\n  - Home: index.md\n  - Guide: guide.md\n")
+    copy_demo(without)
+    done = mkdocs_build(without)
+    assert done.returncode == 0, done.stderr
+    assert nav_labels(nav_of(without / "site" / "index.html")) == ["Home", "Guide"]
+    assert (without / "site" / "memory" / "timeline" / "index.html").is_file()
