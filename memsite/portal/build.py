@@ -14,8 +14,9 @@ A cold build (:func:`build_site`) is one straight pipeline:
    that per page, and Markdown parsing on top);
 4. page bodies rendered from ``templates/`` go into their frames; entry pages are split over
    both cores and the Lunr index is built at the same time;
-5. raw files: ``entries/<id>.json``, ``index.md``, ``llms.txt``, ``sitemap.xml``, Material's
-   search index (entry documents added directly, so its plugin parses no entry HTML).
+5. raw files: ``entries/<id>.json``, ``index.md``, ``llms.txt``, ``feed.xml`` (Atom: the
+   latest changes), ``sitemap.xml``, Material's search index (entry documents added
+   directly, so its plugin parses no entry HTML).
 
 :class:`~memsite.portal.site.Site` keeps the frames, the renderer and what it wrote, so
 :meth:`~memsite.portal.site.Site.update` (used by ``serve``) rewrites only what a change touched.
@@ -233,7 +234,9 @@ def build_site(
     frames, search_config, warnings, copied = render_frames(
         portal, memory.config.site, site_dir, strict=strict, site_url=site_url
     )
-    site = Site(site_dir, frames, Renderer(), search_config, site_url)
+    # The config's site_url wins over the caller's, as in the MkDocs config (portal_config).
+    base_url: str | None = memory.config.site.get("site_url") or site_url
+    site = Site(site_dir, frames, Renderer(), search_config, base_url)
     site.put("assets/memsite/lunr.js", lunr_js().read_bytes())
     site.put(".nojekyll", b"")
     _write_entry_pages(site, portal, fork, progress)

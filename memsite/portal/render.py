@@ -3,12 +3,16 @@
 Pages are rendered as ready HTML (Jinja with autoescape; entry text through the ``text`` filter),
 never as Markdown. A :class:`Renderer` keeps what it rendered keyed by the (hashable) views it
 rendered from, so a rebuild after one new entry renders only the pages and fragments whose
-data changed.
+data changed. ``feed.xml`` (Atom, RFC 4287) lists the latest changes: facts created, replaced
+and retired (:func:`feed_changes`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+import heapq
+import re
+import uuid
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +31,12 @@ from memsite.portal.resources import templates_dir
 from memsite.portal.text import render_text, safe_title
 
 RECENT = 15
+FEED_SIZE = 50
+# Names feed ids (urn:uuid:) of sites without a site_url: a stable id from the site name.
+FEED_NAMESPACE = uuid.UUID("8f0c6b5e-3a55-4d0e-9a47-6c1f2e7d9b13")
+# What XML 1.0 cannot hold even as a character reference: most C0 controls, lone surrogates,
+# U+FFFE and U+FFFF (a feed reader would reject the whole document).
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 # The review page's sections, in order (what a claim needs first), each with what to do; a
 # kind not listed here comes last, under its own name.
 REVIEW_KINDS = {
@@ -98,7 +108,7 @@ class Renderer:
         self.env = Environment(
             loader=FileSystemLoader(str(templates or templates_dir())),
             autoescape=select_autoescape(
-                enabled_extensions=("html",), default_for_string=True, default=False
+                enabled_extensions=("html", "xml"), default_for_string=True, default=False
             ),
             undefined=StrictUndefined,
             trim_blocks=True,
@@ -106,6 +116,7 @@ class Renderer:
             auto_reload=False,
         )
         self.env.filters["text"] = render_text
+        self.env.filters["xml"] = xml_text
         macros = self.env.get_template("macros.html").module
         self._card_macro: Callable[..., Markup] = macros.card  # type: ignore[attr-defined]
         self._row_macro: Callable[..., Markup] = macros.row  # type: ignore[attr-defined]
@@ -237,6 +248,21 @@ class Renderer:
             portal=portal, counts=portal.counts(), base=base_url
         )
 
+    def feed_xml(self, portal: Portal, base_url: str = "") -> str:
+        """The Atom feed of the latest changes; links relative to the root without a base URL.
+
+        Dated by its newest change, never by the build: the same memory gives the same bytes.
+        """
+        changes = feed_changes(portal)
+        name = base_url or portal.site_name
+        return self.env.get_template("feed.xml").render(
+            portal=portal,
+            changes=changes,
+            base=base_url,
+            feed_id=f"urn:uuid:{uuid.uuid5(FEED_NAMESPACE, name)}",
+            updated=changes[0].updated if changes else "1970-01-01T00:00:00.000Z",
+        )
+
 
 def review_groups(findings: Iterable[FindingView]) -> list[tuple[str, str, list[FindingView]]]:
     """Findings by kind as (kind, what to do, findings), in :data:`REVIEW_KINDS` order; other
@@ -249,14 +275,78 @@ def review_groups(findings: Iterable[FindingView]) -> list[tuple[str, str, list[
     return [(kind, REVIEW_KINDS.get(kind, ""), groups[kind]) for kind in kinds]
 
 
+def xml_text(value: object) -> str:
+    """``value`` as text XML 1.0 can hold: the characters it forbids removed (escaping is the
+    template's: autoescape)."""
+    return _NOT_XML.sub("", str(value))
+
+
+@dataclass(frozen=True)
+class FeedChange:
+    """One change of the memory as the feed shows it: ``entry`` is the fact its link, text and
+    category are taken from (for a replacement, the new fact)."""
+
+    id: str  # the Atom id: urn:uuid:<fact>, with a fragment for a replacement or retirement
+    kind: str  # "created", "replaced" or "retired"
+    updated: str  # RFC 3339, UTC
+    title: str
+    entry: EntryView
+    author: str | None
+
+
+def _change_keys(portal: Portal) -> Iterator[tuple[str, str, str, str]]:
+    """(time, kind, fact id, new fact id) of every change: each entry's creation (as the
+    replacement of each fact it supersedes, when it supersedes any here) and each retirement."""
+    for entry in portal.entries:
+        older = [i for i in entry.supersedes if i in portal.by_id]
+        for old in older:
+            yield (entry.created, "replaced", old, entry.id)
+        if not older:
+            yield (entry.created, "created", entry.id, "")
+    for fact_id, claims in portal.claims.items():
+        if claims.retired is not None and fact_id in portal.by_id:
+            yield (claims.retired.created, "retired", fact_id, "")
+
+
+def feed_changes(portal: Portal, limit: int = FEED_SIZE) -> list[FeedChange]:
+    """The ``limit`` latest changes, newest first (ties in a fixed order): only those are
+    made into views, whatever the size of the memory."""
+    changes = []
+    for updated, kind, fact_id, new_id in heapq.nlargest(limit, _change_keys(portal)):
+        fact = portal.by_id[fact_id]
+        urn = f"urn:uuid:{fact_id.lower()}"
+        if kind == "replaced":
+            new = portal.by_id[new_id]
+            change = FeedChange(
+                f"{urn}#replaced-by-{new_id.lower()}",
+                kind,
+                updated,
+                f"{fact.title} replaced by {new.title}",
+                new,
+                new.agent,
+            )
+        elif kind == "retired":
+            retired = portal.claims[fact_id].retired
+            agent = retired.agent if retired is not None else None
+            change = FeedChange(
+                f"{urn}#retired", kind, updated, f"Retired: {fact.title}", fact, agent
+            )
+        else:
+            change = FeedChange(urn, kind, updated, fact.title, fact, fact.agent)
+        changes.append(change)
+    return changes
+
+
 def raw_files(
     portal: Portal, renderer: Renderer, base_url: str = ""
 ) -> list[tuple[str, bytes, str | None]]:
-    """The non-HTML outputs: ``index.md``, ``llms.txt`` and ``entries/<id>.json``, as
-    (path, bytes, key): an entry's JSON text is its own key (unchanged text, unchanged file)."""
+    """The non-HTML outputs: ``index.md``, ``llms.txt``, ``feed.xml`` and
+    ``entries/<id>.json``, as (path, bytes, key): an entry's JSON text is its own key
+    (unchanged text, unchanged file)."""
     files: list[tuple[str, bytes, str | None]] = [
         ("index.md", portal.index_md.encode("utf-8"), None),
         ("llms.txt", renderer.llms_txt(portal, base_url).encode("utf-8"), None),
+        ("feed.xml", renderer.feed_xml(portal, base_url).encode("utf-8"), None),
     ]
     for entry_id, text in portal.json_texts.items():
         files.append((f"entries/{entry_id}.json", text.encode("utf-8"), text))
