@@ -7,7 +7,7 @@ The rule, in order:
    *negation* is whether it says not / no / never / without / avoid / don't and the like; its
    *subject* is the set of its other words, stemmed, without function words.
 2. Two facts are about the same subject when their subjects share at least two words and
-   their Jaccard similarity is at least 0.6 (found with prefix filtering, as near-duplicates
+   their Jaccard similarity is at least 0.75 (found with prefix filtering, as near-duplicates
    are: no pair of a store is compared unless it can reach the threshold).
 3. They possibly conflict when both have values and the values differ, or when exactly one
    of them is negated. Two facts that say the same (equal content) never conflict.
@@ -26,7 +26,7 @@ from memsite.core.similarity import jaccard, similar_pairs
 from memsite.core.stem import stem
 from memsite.core.text import word_tokens
 
-SUBJECT_THRESHOLD = 0.6
+SUBJECT_THRESHOLD = 0.75
 SUBJECT_SHARED_MIN = 2
 _VALUE = re.compile(r"[a-z]*\d+(?:[._]\d+)*[a-z]*")
 _NEGATIONS = frozenset(

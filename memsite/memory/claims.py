@@ -516,16 +516,31 @@ def conflict_findings(memory: Memory, only: Iterable[str] | None = None) -> list
         per_category[entry.category].append(claim_of(entry.id, entry.normalized))
     found = []
     for category in sorted(per_category):
-        for conflict in possible_conflicts(per_category[category], silenced | stated, wanted):
-            a, b = by_id[conflict.a], by_id[conflict.b]
+        conflicts = possible_conflicts(per_category[category], silenced | stated, wanted)
+        for group in _groups(conflicts):
+            members = sorted((by_id[i] for i in group), key=lambda e: e.order_key, reverse=True)
+            if len(members) == 2:
+                a, b = members[1], members[0]
+                why = next(c.why for c in conflicts if {c.a, c.b} == {a.id, b.id})
+                message = (
+                    f"{a.short_id} and {b.short_id} in {category} may disagree ({why}): "
+                    "supersede the one that is wrong, or if both hold, "
+                    f"`memsite relate {a.short_id} {b.short_id} --type distinct-from`"
+                )
+            else:
+                shown = ", ".join(e.short_id for e in members[:10])
+                more = f" and {len(members) - 10} more" if len(members) > 10 else ""
+                message = (
+                    f"{len(members)} facts in {category} are about one subject but differ in a "
+                    f"number, a version or a negation ({shown}{more}): supersede the wrong "
+                    "ones, or relate those that all hold with --type distinct-from"
+                )
             found.append(
                 Finding(
                     "possible_conflict",
-                    (a.id, b.id),
-                    (a.filename, b.filename),
-                    f"{a.short_id} and {b.short_id} in {category} may disagree "
-                    f"({conflict.why}): supersede the one that is wrong, or if both hold, "
-                    f"`memsite relate {a.short_id} {b.short_id} --type distinct-from`",
+                    tuple(e.id for e in members),
+                    tuple(e.filename for e in members),
+                    message,
                 )
             )
     for first, second in sorted(stated):
@@ -541,6 +556,27 @@ def conflict_findings(memory: Memory, only: Iterable[str] | None = None) -> list
                 )
             )
     return found
+
+
+def _groups(conflicts: Sequence[Any]) -> list[list[str]]:
+    """The pairs joined into groups (connected components), each sorted, groups sorted: a
+    subject written many ways is one finding, not one per pair."""
+    parent: dict[str, str] = {}
+
+    def root(item: str) -> str:
+        while parent.setdefault(item, item) != item:
+            parent[item] = parent[parent[item]]
+            item = parent[item]
+        return item
+
+    for conflict in conflicts:
+        first, second = root(conflict.a), root(conflict.b)
+        if first != second:
+            parent[max(first, second)] = min(first, second)
+    groups: dict[str, list[str]] = defaultdict(list)
+    for item in sorted(parent):
+        groups[root(item)].append(item)
+    return sorted(groups.values())
 
 
 def _active_state(memory: Memory) -> tuple[list[Entry], list[Record]]:

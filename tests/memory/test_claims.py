@@ -352,3 +352,19 @@ def test_compaction_output_is_deterministic(project: Path, store_root: Path) -> 
     fresh = memory_at(store_root)
     fresh.compact()
     assert {p.name: p.read_bytes() for p in store_root.glob("**/*.md")} == drifted
+
+
+def test_many_facts_about_one_subject_are_one_finding(store_root: Path) -> None:
+    clock = Clock()
+    memory = memory_at(store_root, clock)
+    ids = []
+    for n in (4, 8, 16, 32):
+        clock.tick(minutes=1)
+        ids.append(memory.add(f"Worker pool size is {n}", "operations")["id"])
+    memory.add("The database is Postgres 15", "architecture")
+    memory.add("The database is Postgres 16", "architecture")
+    found = [f for f in memory.findings() if f.kind == "possible_conflict"]
+    assert len(found) == 2  # one group of four, one pair
+    group = next(f for f in found if len(f.ids) == 4)
+    assert set(group.ids) == set(ids) and group.ids[0] == ids[-1]  # newest first
+    assert group.message.startswith("4 facts in operations are about one subject")
