@@ -22,7 +22,7 @@ from typing import Any
 
 from memsite.errors import MemsiteError
 from memsite.portal.model import Portal
-from memsite.portal.render import ENTRY_SHELL, TAG_SHELL, nav_items
+from memsite.portal.render import ENTRY_SHELL, MONTH_SHELL, TAG_SHELL, nav_items
 
 TITLE_SLOT = "memsite-slot-title-7c1d0e"
 BODY_SLOT = "<!--<h1>-->memsite-slot-body-7c1d0e"
@@ -62,6 +62,7 @@ def _frame_specs(portal: Portal) -> list[FrameSpec]:
         FrameSpec("search/", "Search", True),
         FrameSpec(ENTRY_SHELL, TITLE_SLOT, False),
         FrameSpec(TAG_SHELL, TITLE_SLOT, False),
+        FrameSpec(MONTH_SHELL, TITLE_SLOT, False),
     ]
     return specs
 

@@ -98,11 +98,13 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
         # With a host nav, pages it does not list would be reported as omitted: the section
         # is put in place by on_nav instead.
         own_nav = config.nav is None
+        in_nav = {
+            path
+            for _, target in nav_items(portal)
+            for path in ([target] if isinstance(target, str) else [p for _, p in target])
+        }
         for page in renderer.main_pages(portal):
-            configured = not page.path.startswith("categories/") or any(
-                c.configured and page.path == f"categories/{c.slug}/" for c in portal.categories
-            )
-            self._add(files, config, page, in_nav=configured and own_nav)
+            self._add(files, config, page, in_nav=page.path in in_nav and own_nav)
         for page in renderer.tag_pages(portal):
             self._add(files, config, page, in_nav=False)
         for entry in portal.entries:

@@ -9,10 +9,11 @@ and retired (:func:`feed_changes`).
 
 from __future__ import annotations
 
+import calendar
 import heapq
 import re
 import uuid
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from memsite.portal.model import (
     Portal,
     TagView,
 )
+from memsite.portal.paging import ROWS_PER_PAGE, chunks, page_path, pager, split_cards_and_rows
 from memsite.portal.resources import templates_dir
 from memsite.portal.text import render_text, safe_title
 
@@ -67,6 +69,7 @@ REVIEW_KINDS = {
 }
 ENTRY_SHELL = "entries/memsite-shell/"
 TAG_SHELL = "tags/memsite-shell/"
+MONTH_SHELL = "timeline/memsite-shell/"
 
 
 @dataclass(frozen=True)
@@ -123,7 +126,7 @@ class Renderer:
         self._cards: dict[tuple[str, EntryView], Markup] = {}
         self._rows: dict[tuple[str, EntryView], Markup] = {}
         self._entry_bodies: dict[EntryPage, str] = {}
-        self._tag_bodies: dict[tuple[Any, ...], str] = {}
+        self._tag_bodies: dict[tuple[Any, ...], list[PageOut]] = {}
 
     # --- fragments ------------------------------------------------------------------------
 
@@ -167,27 +170,114 @@ class Renderer:
             )
         return PageOut(f"entries/{page.entry.id}/", page.entry.title, body, ENTRY_SHELL)
 
-    def tag_page(self, tag: TagView) -> PageOut:
-        path = f"tags/{tag.slug}/"
+    def tag_page_list(self, tag: TagView) -> list[PageOut]:
+        """The pages of one tag (about 100 cards each), remembered while the tag is unchanged."""
+        base = f"tags/{tag.slug}/"
         key = (tag.name, tag.slug, tuple(tag.active), tuple(tag.inactive))
-        body = self._tag_bodies.get(key)
-        if body is None:
-            body = self._tag_bodies[key] = self._render("tag.html", path, tag=tag)
-        return PageOut(path, safe_title(f"#{tag.name}"), body, TAG_SHELL)
+        pages = self._tag_bodies.get(key)
+        if pages is None:
+            pages = self._tag_bodies[key] = self._pages(
+                base,
+                safe_title(f"#{tag.name}"),
+                "tag.html",
+                tag.active,
+                tag.inactive,
+                TAG_SHELL,
+                tag=tag,
+            )
+        return pages
 
     def tag_pages(self, portal: Portal) -> list[PageOut]:
-        pages = [self.tag_page(t) for t in portal.tags]
+        pages = [page for t in portal.tags for page in self.tag_page_list(t)]
         live = {(t.name, t.slug, tuple(t.active), tuple(t.inactive)) for t in portal.tags}
         self._tag_bodies = {k: v for k, v in self._tag_bodies.items() if k in live}
         return pages
+
+    def _pages(
+        self,
+        base: str,
+        title: str,
+        template: str,
+        cards: Sequence[EntryView],
+        rows: Sequence[EntryView],
+        shell: str | None,
+        **context: Any,
+    ) -> list[PageOut]:
+        """A list of cards then rows over as many pages as it needs (see ``paging``); every
+        page after the first uses the first page's frame (``shell`` None: its own)."""
+        pieces = split_cards_and_rows(cards, rows)
+        out = []
+        for number, (page_cards, page_rows) in enumerate(pieces, 1):
+            path = page_path(base, number)
+            named = title if number == 1 else f"{title} (page {number} of {len(pieces)})"
+            body = self._render(
+                template,
+                path,
+                cards=page_cards,
+                rows=page_rows,
+                pager=pager(base, number, len(pieces)),
+                **context,
+            )
+            out.append(PageOut(path, named, body, shell or base))
+        return out
 
     def _nav_page(self, path: str, title: str, template: str, **context: Any) -> PageOut:
         """A page of the navigation: its own shell, its body from ``template``."""
         return PageOut(path, title, self._render(template, path, **context), path)
 
-    def category_page(self, category: CategoryView) -> PageOut:
-        path = f"categories/{category.slug}/"
-        return self._nav_page(path, category.title, "category.html", category=category)
+    def category_pages(self, category: CategoryView) -> list[PageOut]:
+        base = f"categories/{category.slug}/"
+        return self._pages(
+            base,
+            category.title,
+            "category.html",
+            category.active,
+            category.inactive,
+            None,
+            category=category,
+        )
+
+    def timeline_pages(self, portal: Portal) -> list[PageOut]:
+        """The timeline: an index of months (with the sessions), and each month's changes by
+        day, newest first, over as many pages as the month needs."""
+        months: dict[str, list[EntryView]] = {}
+        for entry in portal.entries:
+            months.setdefault(entry.day[:7], []).append(entry)
+        on_day: dict[str, list[Any]] = {}
+        for session in portal.sessions:
+            for day in session.days:
+                on_day.setdefault(day, []).append(session)
+        index = self._nav_page(
+            "timeline/",
+            "Timeline",
+            "timeline.html",
+            months=[(m, len(v), month_title(m)) for m, v in months.items()],
+            total=len(portal.entries),
+            sessions=portal.sessions,
+        )
+        pages = [index]
+        for month, entries in months.items():
+            base = f"timeline/{month}/"
+            pieces = chunks(entries, ROWS_PER_PAGE)
+            for number, piece in enumerate(pieces, 1):
+                days: dict[str, list[EntryView]] = {}
+                for entry in piece:
+                    days.setdefault(entry.day, []).append(entry)
+                path = page_path(base, number)
+                title = month_title(month)
+                if len(pieces) > 1:
+                    title += f" (page {number} of {len(pieces)})"
+                body = self._render(
+                    "month.html",
+                    path,
+                    title=title,
+                    days=list(days.items()),
+                    total=len(entries),
+                    on_day=on_day,
+                    pager=pager(base, number, len(pieces)),
+                )
+                pages.append(PageOut(path, title, body, MONTH_SHELL))
+        return pages
 
     def main_pages(self, portal: Portal) -> list[PageOut]:
         """Home, categories, tags index, timeline, review and search: one shell each."""
@@ -203,26 +293,11 @@ class Renderer:
                 index_sections=index_sections(portal.index_md),
             )
         ]
-        pages.extend(self.category_page(c) for c in portal.categories)
-        pages.append(self._nav_page("tags/", "Tags", "tags.html", tags=portal.tags))
-        days: dict[str, list[EntryView]] = {}
-        for entry in portal.entries:
-            days.setdefault(entry.day, []).append(entry)
-        on_day: dict[str, list[Any]] = {}
-        for session in portal.sessions:
-            for day in session.days:
-                on_day.setdefault(day, []).append(session)
-        pages.append(
-            self._nav_page(
-                "timeline/",
-                "Timeline",
-                "timeline.html",
-                days=list(days.items()),
-                total=len(portal.entries),
-                sessions=portal.sessions,
-                on_day=on_day,
-            )
-        )
+        for category in portal.categories:
+            pages.extend(self.category_pages(category))
+        by_count = sorted(portal.tags, key=lambda t: (-len(t.active), -t.total, t.name))
+        pages.append(self._nav_page("tags/", "Tags", "tags.html", tags=by_count))
+        pages.extend(self.timeline_pages(portal))
         pages.append(
             self._nav_page(
                 "review/",
@@ -262,6 +337,12 @@ class Renderer:
             feed_id=f"urn:uuid:{uuid.uuid5(FEED_NAMESPACE, name)}",
             updated=changes[0].updated if changes else "1970-01-01T00:00:00.000Z",
         )
+
+
+def month_title(month: str) -> str:
+    """``2026-11`` → ``November 2026``."""
+    year, number = month.split("-")
+    return f"{calendar.month_name[int(number)]} {year}"
 
 
 def review_groups(findings: Iterable[FindingView]) -> list[tuple[str, str, list[FindingView]]]:

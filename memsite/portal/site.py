@@ -53,6 +53,7 @@ class Site:
     site_url: str | None
     written: dict[str, Any] = field(default_factory=dict)
     _dirs: set[str] = field(default_factory=set)
+    _page_paths: set[str] = field(default_factory=set)  # every page the last write_rest made
 
     # --- writing ----------------------------------------------------------------------------
 
@@ -116,9 +117,8 @@ class Site:
 
     def write_tags(self, portal: Portal, *, atomic: bool = False) -> int:
         changed = 0
-        for page, tag in zip(self.renderer.tag_pages(portal), portal.tags, strict=True):
-            key = ("tag", tag.name, tuple(tag.active), tuple(tag.inactive))
-            changed += self.put_page(page, key=key, atomic=atomic)
+        for page in self.renderer.tag_pages(portal):
+            changed += self.put_page(page, key=("tag", page.title, page.body), atomic=atomic)
         return changed
 
     def write_rest(self, portal: Portal, *, atomic: bool = False) -> int:
@@ -132,8 +132,9 @@ class Site:
             if key is None or self.written.get(rel) is not key:
                 changed += self.put(rel, data, key=key, atomic=atomic)
         paths = [p.path for p in pages]
-        paths += [f"tags/{t.slug}/" for t in portal.tags]
+        paths += [p.path for p in self.renderer.tag_pages(portal)]
         paths += [f"entries/{e.id}/" for e in portal.entries]
+        self._page_paths = set(paths)
         xml = sitemap(paths, self.site_url)
         if self.put("sitemap.xml", xml, atomic=atomic):
             self.put("sitemap.xml.gz", _gzip(xml), atomic=atomic)
@@ -167,14 +168,12 @@ class Site:
 
     def remove_stale(self, portal: Portal) -> list[str]:
         """Delete files of entries and tags that are gone (serve: an entry file was deleted)."""
-        keep = {f"entries/{e.id}/index.html" for e in portal.entries}
+        keep = {f"{path}index.html" for path in self._page_paths}
         keep |= {f"entries/{e.id}.json" for e in portal.entries}
-        keep |= {f"tags/{t.slug}/index.html" for t in portal.tags}
-        keep |= {f"categories/{c.slug}/index.html" for c in portal.categories}
         removed = []
         for rel in list(self.written):
             stale = rel not in keep and rel != "tags/index.html"
-            if stale and rel.startswith(("entries/", "tags/", "categories/")):
+            if stale and rel.startswith(("entries/", "tags/", "categories/", "timeline/")):
                 with contextlib.suppress(OSError):
                     os.unlink(self.site_dir / rel)
                     folder = (self.site_dir / rel).parent

@@ -147,13 +147,22 @@ def test_category_page_folds_inactive_entries(demo_site: Built) -> None:
     assert positions == sorted(positions)
 
 
-def test_timeline_lists_every_entry_by_date(demo_site: Built) -> None:
-    html = (demo_site.site / "timeline" / "index.html").read_text()
+def test_timeline_lists_every_entry_by_month_and_date(demo_site: Built) -> None:
+    index = (demo_site.site / "timeline" / "index.html").read_text()
     result = demo_site.memory.state().result
-    days = [e.created.strftime("%Y-%m-%d") for e in result.entries]
-    assert all(f"entries/{e.id}/" in html for e in result.entries)
-    positions = [html.index(f'id="d-{d}"') for d in dict.fromkeys(days)]
-    assert positions == sorted(positions)
+    months = list(dict.fromkeys(e.created.strftime("%Y-%m") for e in result.entries))
+    assert months == ["2026-11", "2026-10", "2026-09", "2026-08", "2026-07"]
+    links = [index.index(f'href="{m}/"') for m in months]
+    assert links == sorted(links) and "November 2026" in index
+    for month in months:
+        html = (demo_site.site / "timeline" / month / "index.html").read_text()
+        mine = [e for e in result.entries if e.created.strftime("%Y-%m") == month]
+        assert all(f"entries/{e.id}/" in html for e in mine)
+        others = [e for e in result.entries if e not in mine]
+        assert not any(f"entries/{e.id}/" in html for e in others)
+        days = [e.created.strftime("%Y-%m-%d") for e in mine]
+        positions = [html.index(f'id="d-{d}"') for d in dict.fromkeys(days)]
+        assert positions == sorted(positions)
 
 
 def test_review_page_shows_the_findings(demo_site: Built) -> None:
@@ -259,7 +268,9 @@ def test_the_timeline_links_the_sessions_shared_in_git(store_root: Path, tmp_pat
     site = tmp_path / "site"
     build_site(Memory.open(str(store_root)), site)
     html = (site / "timeline" / "index.html").read_text(encoding="utf-8")
-    assert '<a href="#s-feature-a">feature-a</a>' in html
+    month = memory.list_entries()[0]["created"][:7]
+    days = (site / "timeline" / month / "index.html").read_text(encoding="utf-8")
+    assert '<a href="../../timeline/#s-feature-a">feature-a</a>' in days  # the day links it
     assert '<h3 id="s-feature-a">feature-a' in html
     assert "[task] Wire the &lt;login&gt; page" in html  # escaped, never markup
     assert "AKIAZ7VQ3XK2P4L9WQ8M" not in html  # redacted
