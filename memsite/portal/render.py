@@ -30,7 +30,7 @@ from memsite.portal.model import (
 )
 from memsite.portal.paging import ROWS_PER_PAGE, chunks, page_path, pager, split_cards_and_rows
 from memsite.portal.resources import templates_dir
-from memsite.portal.text import render_text, safe_title
+from memsite.portal.text import render_plain, render_text, safe_title, split_sentence, word_diff
 
 RECENT = 15
 FEED_SIZE = 50
@@ -119,6 +119,10 @@ class Renderer:
             auto_reload=False,
         )
         self.env.filters["text"] = render_text
+        self.env.filters["plain"] = render_plain
+        self.env.filters["heading"] = lambda text: split_sentence(text)[0]
+        self.env.filters["after_heading"] = lambda text: split_sentence(text)[1]
+        self.env.globals["word_diff"] = word_diff
         self.env.filters["xml"] = xml_text
         macros = self.env.get_template("macros.html").module
         self._card_macro: Callable[..., Markup] = macros.card  # type: ignore[attr-defined]

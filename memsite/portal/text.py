@@ -99,3 +99,58 @@ def safe_title(text: str, width: int = 80) -> str:
             cut = cut[:space]
         line = cut.rstrip(" ,;:.-") + "…"
     return line or "(empty)"
+
+
+# The end of a first sentence: . ! or ? then a space and what starts a sentence (a capital, a
+# digit, a backtick or a quote), outside code spans.
+_SENTENCE_END = re.compile(r"[.!?](?=\s+[A-Z0-9`\"'(])")
+HEADING_MAX = 240
+
+
+def split_sentence(text: str) -> tuple[str, str]:
+    """(the fact's first sentence, what follows it) for a page heading; a fact of one
+    sentence, or whose first sentence is too short or too long to head a page, is all
+    heading."""
+    spans = [(m.start(), m.end()) for m in _CODE_RE.finditer(text)]
+    for match in _SENTENCE_END.finditer(text):
+        end = match.end()
+        if any(start < end <= stop for start, stop in spans):
+            continue
+        if 20 <= end <= HEADING_MAX:
+            return text[:end], text[end:].strip()
+        break
+    return text, ""
+
+
+def render_plain(text: str) -> Markup:
+    """Entry text as HTML for inside a link: escaped, code spans as ``<code>``, no links."""
+    out: list[str] = []
+    pos = 0
+    for match in _CODE_RE.finditer(text):
+        out.append(escape(text[pos : match.start()]))
+        out.append(f"<code>{escape(match.group(2).strip())}</code>")
+        pos = match.end()
+    out.append(escape(text[pos:]))
+    return Markup("".join(out))
+
+
+_WORD_RE = re.compile(r"\s+|[^\s]+")
+
+
+def word_diff(old: str, new: str) -> Markup:
+    """What changed from ``old`` to ``new``, word by word: removed words in ``<del>``, added
+    ones in ``<ins>``, everything escaped."""
+    from difflib import SequenceMatcher
+
+    before, after = _WORD_RE.findall(old), _WORD_RE.findall(new)
+    out: list[str] = []
+    matcher = SequenceMatcher(None, before, after, autojunk=False)
+    for op, a0, a1, b0, b1 in matcher.get_opcodes():
+        if op == "equal":
+            out.append(escape("".join(after[b0:b1])))
+            continue
+        if a1 > a0:
+            out.append(f"<del>{escape(''.join(before[a0:a1]))}</del>")
+        if b1 > b0:
+            out.append(f"<ins>{escape(''.join(after[b0:b1]))}</ins>")
+    return Markup("".join(out))

@@ -124,7 +124,7 @@ def test_a_verified_fact_shows_the_date_and_the_evidence(built: ClaimsSite) -> N
     # cards show the badge too: on the category page and on the tag page
     for rel in ("categories/architecture", "tags/http"):
         card = built.html(rel).split(f"entries/{built.ids['verified']}/", 1)[1]
-        assert card.split("</div>", 1)[0].count(">Verified 2026-03-02</span>") == 1, rel
+        assert card.split("</p>", 1)[0].count(">Verified 2026-03-02</span>") == 1, rel  # its card
 
 
 def test_a_retired_fact_keeps_its_page_with_a_banner(built: ClaimsSite) -> None:
@@ -147,7 +147,7 @@ def test_an_old_fact_is_stale_on_its_page_and_card(built: ClaimsSite) -> None:
     html = built.page("stale")
     assert 'memsite-badge--stale"' in html and ">Stale</span>" in html
     card = built.html("categories/operations").split(f"entries/{built.ids['stale']}/", 1)[1]
-    assert ">Stale</span>" in card.split("</div>", 1)[0]
+    assert ">Stale</span>" in card.split("</p>", 1)[0]
     # no review period for architecture: never stale
     assert ">Stale</span>" not in built.page("verified")
 

@@ -92,7 +92,7 @@ def test_jinja_in_entries_stays_literal(hostile_site: Built) -> None:
     entry = next(e for e in result.entries if JINJA in e.content)
     page = parse_page(hostile_site.site, hostile_site.site / "entries" / entry.id / "index.html")
     raw = page.path.read_text()
-    fact = raw.split('class="memsite-fact memsite-fact--main">', 1)[1].split("</div>", 1)[0]
+    fact = raw.split('class="memsite-entry-title">', 1)[1].split("</h1>", 1)[0]  # one sentence
     assert fact == "Template {{ 7*7 }} stays literal"
     assert "49" not in fact
     assert "&lt;b&gt;agent&lt;/b&gt;" in raw  # the agent, escaped
