@@ -70,6 +70,10 @@ REVIEW_KINDS = {
 ENTRY_SHELL = "entries/memsite-shell/"
 TAG_SHELL = "tags/memsite-shell/"
 MONTH_SHELL = "timeline/memsite-shell/"
+# The review page shows this many findings of each kind, and entries of each finding (the
+# page stays small at any size; `memsite review` lists everything).
+REVIEW_SHOWN = 100
+REVIEW_SHOWN_ENTRIES = 12
 
 
 @dataclass(frozen=True)
@@ -309,6 +313,8 @@ class Renderer:
                 "review.html",
                 findings=portal.findings,
                 groups=review_groups(portal.findings),
+                shown=REVIEW_SHOWN,
+                shown_entries=REVIEW_SHOWN_ENTRIES,
             )
         )
         pages.append(

@@ -3,6 +3,7 @@ month, the tags index by use; every page linked, none left behind when a list sh
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -129,3 +130,27 @@ def test_pages_of_a_shrunk_list_are_removed_by_serve(big: Memory, tmp_path: Path
     assert not (site / "categories" / "operations~3").exists()
     assert (site / "categories" / "operations~2" / "index.html").is_file()
     assert broken_links(site) == []
+
+
+def test_the_review_page_stays_small(store_root: Path, tmp_path: Path) -> None:
+    clock = Clock()
+    memory = Memory(Memory.open(str(store_root)).store, Memory.open(str(store_root)).config, clock)
+    for n in range(130):  # 130 duplicate pairs written by another tool: 130 findings
+        clock.tick(minutes=1)
+        for copy in range(2):
+            obj = {
+                "id": f"{n:08x}-0000-4000-8000-{copy:012x}",
+                "category": "operations",
+                "content": f"Fact number {n} is written twice",
+                "created": f"2026-03-{1 + copy:02d}T10:{n // 60:02d}:{n % 60:02d}Z",
+            }
+            (store_root / "entries" / f"x-{n}-{copy}.json").write_text(json.dumps(obj))
+    for n in range(20):
+        clock.tick(minutes=1)
+        memory.add(f"The pool size is {n}", "architecture")
+    site = tmp_path / "site"
+    build_site(Memory.open(str(store_root)), site)
+    html = (site / "review" / "index.html").read_text()
+    assert "Duplicate (130)" in html
+    assert "And 30 more duplicate findings" in html
+    assert "and 8 more</li>" in html  # one possible-conflict group of 20 facts, 12 shown
