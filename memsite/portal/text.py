@@ -70,14 +70,7 @@ def render_text(text: str) -> Markup:
 @lru_cache(maxsize=1 << 16)
 def search_html(text: str) -> str:
     """Entry text for Material's search index: escaped, code spans kept as ``<code>``."""
-    out: list[str] = []
-    pos = 0
-    for match in _CODE_RE.finditer(text):
-        out.append(escape(text[pos : match.start()]))
-        out.append(f"<code>{escape(match.group(2).strip())}</code>")
-        pos = match.end()
-    out.append(escape(text[pos:]))
-    return plain_text("".join(out))
+    return plain_text(str(render_plain(text)))
 
 
 def plain_text(text: str) -> str:
