@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import click
 
-from memsite.cli.kit import emit_json, get_memory, json_option, out, text_argument, warn
+from memsite.cli.kit import (
+    anchor_line,
+    emit_json,
+    get_memory,
+    json_option,
+    out,
+    text_argument,
+    warn,
+)
 from memsite.core.records import LINK_TYPES
 from memsite.core.text import shorten
 
@@ -29,24 +35,10 @@ def reconcile(ctx: click.Context, as_json: bool) -> None:
             mark = "DRIFTED" if fact["drifted"] else "ok"
             out(f"{fact['id'][:8]}  {mark:<8} {shorten(fact['content'], 80)}")
             for anchor in fact["anchors"]:
-                out(f"    {_where(anchor)}  {anchor['state']}{_now(anchor)}")
+                out(f"    {anchor_line(anchor)}")
         out(f"{report['anchored']} anchored facts, {report['drifted']} drifted.")
     if report["drifted"]:
         ctx.exit(1)
-
-
-def _where(anchor: dict[str, Any]) -> str:
-    lines = anchor.get("lines")
-    return str(anchor["path"]) + (f":{lines[0]}-{lines[1]}" if lines else "")
-
-
-def _now(anchor: dict[str, Any]) -> str:
-    parts = []
-    if "now_path" in anchor:
-        parts.append(anchor["now_path"])
-    if "now_lines" in anchor:
-        parts.append(f"lines {anchor['now_lines'][0]}-{anchor['now_lines'][1]}")
-    return f" (now {' '.join(parts)})" if parts else ""
 
 
 @click.command()

@@ -123,3 +123,15 @@ def print_entries(rows: Sequence[dict[str, Any]], extra: Callable[[dict[str, Any
         flags = [name for name in ("drifted", "stale") if row.get(name)]
         marks = f"  [{', '.join(flags)}]" if flags else ""
         out(f"{row['id'][:8]}  {day}  {row['category']:<12} {text}{extra(row)}{marks}")
+
+
+def anchor_line(anchor: dict[str, Any]) -> str:
+    """One anchor as `read` and `reconcile` print it: where, its state, where it is now."""
+    lines = anchor.get("lines")
+    where = str(anchor["path"]) + (f":{lines[0]}-{lines[1]}" if lines else "")
+    now = []
+    if "now_path" in anchor:
+        now.append(str(anchor["now_path"]))
+    if "now_lines" in anchor:
+        now.append(f"lines {anchor['now_lines'][0]}-{anchor['now_lines'][1]}")
+    return f"{where}  {anchor['state']}" + (f" (now {' '.join(now)})" if now else "")

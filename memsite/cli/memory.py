@@ -9,6 +9,7 @@ import click
 
 from memsite.cli.kit import (
     CONFIDENCE,
+    anchor_line,
     current_session,
     emit_json,
     get_memory,
@@ -197,13 +198,7 @@ def read(ctx: click.Context, entry_id: str, as_json: bool) -> None:
     if row.get("retired"):
         out(f"{'retired:':<13}{row['retired']['created'][:10]}: {row['retired']['reason']}")
     for anchor in row.get("anchors", []):
-        where = anchor["path"] + (
-            f":{anchor['lines'][0]}-{anchor['lines'][1]}" if "lines" in anchor else ""
-        )
-        now = anchor.get("now_path", "") or ""
-        if "now_lines" in anchor:
-            now += f" lines {anchor['now_lines'][0]}-{anchor['now_lines'][1]}"
-        out(f"{'anchor:':<13}{where}  {anchor['state']}" + (f" (now {now.strip()})" if now else ""))
+        out(f"{'anchor:':<13}{anchor_line(anchor)}")
     for link in row.get("links", []):
         arrow = "->" if link["direction"] == "out" else "<-"
         text = shorten(str(link.get("content") or "(not in this checkout)"), 60)

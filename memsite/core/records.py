@@ -13,7 +13,7 @@ entries: every id must be a UUID, names and lengths are bounded, anchors are che
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -102,6 +102,16 @@ def record_from_object(obj: Mapping[str, Any], filename: str = "") -> Record:
         filename=filename,
         raw=dict(obj),
     )
+
+
+def first_retirements(records: Iterable[Record]) -> dict[str, Record]:
+    """The retire record of each retired fact: the oldest, which retired it (``records`` come
+    oldest first), found in one pass."""
+    found: dict[str, Record] = {}
+    for record in records:
+        if record.kind == RETIRE:
+            found.setdefault(record.target, record)
+    return found
 
 
 def build_record(

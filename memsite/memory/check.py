@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from memsite.errors import MemsiteError
 
 if TYPE_CHECKING:
+    from memsite.core.entry import Entry
     from memsite.memory import Memory
 
 
@@ -85,15 +86,15 @@ def check(memory: Memory, base: str) -> dict[str, Any]:
     for finding in secret_findings(memory):
         if finding.kind == "secret" and finding.files[0] in added:
             problem(finding.files[0], "secret", finding.message, list(finding.ids))
+    saying: dict[tuple[str, str], list[Entry]] = {}
+    for other in result.entries:
+        if result.status[other.id] != SUPERSEDED:
+            saying.setdefault((other.category, other.normalized), []).append(other)
     for entry in new:
         same = [
             other
-            for other in result.entries
-            if other.id != entry.id
-            and other.category == entry.category
-            and other.normalized == entry.normalized
-            and result.status[other.id] != SUPERSEDED
-            and other.id not in entry.supersedes
+            for other in saying.get((entry.category, entry.normalized), [])
+            if other.id != entry.id and other.id not in entry.supersedes
         ]
         if same:
             problem(

@@ -12,7 +12,7 @@ import os
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -166,15 +166,21 @@ def standings(
         mine = about[entry.id]
         verified = [r for r in mine if r.kind == VERIFY and r.target == entry.id]
         confirmed = max([entry.created, *(r.created for r in verified)])
-        days = memory.config.review_days(entry.category)
         found[entry.id] = Standing(
             anchors=[(a, states[a]) for a in anchored[entry.id]],
             verified=verified,
             links=_links(entry.id, mine),
-            stale=days is not None and (today - confirmed.date()).days > days,
+            stale=overdue(memory, entry.category, confirmed.date(), today) is not None,
             confirmed=confirmed,
         )
     return found
+
+
+def overdue(memory: Memory, category: str, confirmed: date, today: date) -> int | None:
+    """The review period (days) a fact of ``category`` last written or verified on
+    ``confirmed`` has outlived, or None: the one rule of staleness."""
+    days = memory.config.review_days(category)
+    return days if days is not None and (today - confirmed).days > days else None
 
 
 def _links(entry_id: str, records: Iterable[Record]) -> list[dict[str, Any]]:
@@ -276,17 +282,13 @@ def _active_target(memory: Memory, ref: str, action: str) -> Entry:
     from memsite.core.compaction import ACTIVE
 
     entry = memory.resolve(ref)
-    status = component_status(memory, entry.id)
+    status = compact_component(memory, entry.id).status[entry.id]
     if status != ACTIVE:
         raise InvalidInputError(
             f"entry {entry.short_id} is {status}: only an active fact can be {action} "
             f"(see `memsite read {entry.short_id}`)"
         )
     return entry
-
-
-def component_status(memory: Memory, entry_id: str) -> str:
-    return compact_component(memory, entry_id).status[entry_id]
 
 
 def compact_component(memory: Memory, entry_id: str) -> Compaction:
@@ -334,7 +336,8 @@ def verify(
     refuse_secrets({"evidence": evidence}, (), False)
     evidence = _text("evidence", evidence, required=False)
     entry = _active_target(memory, ref, "verified")
-    standing = standings(memory, [entry], tree=work_tree(memory))[entry.id]
+    tree = work_tree(memory)
+    standing = standings(memory, [entry], tree=tree)[entry.id]
     drifted = [(a, s) for a, s in standing.anchors if s.drifted]
     pinned: list[Anchor] = []
     if drifted and not repin:
@@ -344,7 +347,7 @@ def verify(
             f"code, then run `memsite verify {entry.short_id} --repin` (or amend it)"
         )
     if repin and standing.anchors:
-        pinned = _repin(memory, entry, standing)
+        pinned = _repin(tree, entry, standing)
     obj = build_record(VERIFY, entry.id, memory.now(), agent=agent, text=evidence, anchors=pinned)
     path = _write(memory, obj)
     return {
@@ -356,10 +359,8 @@ def verify(
     }
 
 
-def _repin(memory: Memory, entry: Entry, standing: Standing) -> list[Anchor]:
-    from memsite.storage.worktree import WorkTree
-
-    tree = WorkTree(memory.store.project_root, None)
+def _repin(tree: WorkTree, entry: Entry, standing: Standing) -> list[Anchor]:
+    """The anchors of ``standing`` pinned to the files as ``tree`` reads them now."""
     pinned = []
     for anchor, state in standing.anchors:
         if state.state == MISSING:
@@ -382,12 +383,13 @@ def _repin(memory: Memory, entry: Entry, standing: Standing) -> list[Anchor]:
 def carried_anchors(memory: Memory, entry: Entry, warnings: list[str]) -> list[Anchor]:
     """An amended fact's anchors, pinned to the files as they are now (renames followed);
     an anchor whose file is gone is dropped, with a warning."""
-    found = standings(memory, [entry], tree=work_tree(memory))[entry.id]
+    tree = work_tree(memory)
+    found = standings(memory, [entry], tree=tree)[entry.id]
     gone = [(a, s) for a, s in found.anchors if s.state == MISSING]
     for anchor, _ in gone:
         warnings.append(f"anchor {anchor.label} is dropped: the file is gone")
     kept = Standing(anchors=[(a, s) for a, s in found.anchors if s.state != MISSING])
-    return _repin(memory, entry, kept) if kept.anchors else []
+    return _repin(tree, entry, kept) if kept.anchors else []
 
 
 def retire(memory: Memory, ref: str, reason: str, agent: str | None = None) -> dict[str, Any]:
@@ -451,14 +453,6 @@ def relate(
     }
 
 
-def retired_reason(records: Iterable[Record], entry_id: str) -> Record | None:
-    """The retire record of ``entry_id`` (the oldest, which retired it)."""
-    for record in records:
-        if record.kind == RETIRE and record.target == entry_id:
-            return record
-    return None
-
-
 # --- what index.md marks ----------------------------------------------------------------------
 
 
@@ -484,9 +478,8 @@ def index_flags(memory: Memory) -> dict[str, str]:
     if memory.config.review_after is not None:
         today = memory.now().date()
         for entry_id, category, confirmed in index.confirmed_dates():
-            days = memory.config.review_days(category)
             moment = datetime.fromtimestamp(confirmed, UTC).date()
-            if entry_id not in flags and days is not None and (today - moment).days > days:
+            if entry_id not in flags and overdue(memory, category, moment, today) is not None:
                 flags[entry_id] = f" (unconfirmed since {moment.isoformat()})"
     return flags
 
@@ -633,9 +626,9 @@ def stale_findings(memory: Memory) -> list[Finding]:
     today = memory.now().date()
     stale = []
     for entry in active:
-        days = memory.config.review_days(entry.category)
         confirmed = max(entry.created, verified.get(entry.id, entry.created))
-        if days is not None and (today - confirmed.date()).days > days:
+        days = overdue(memory, entry.category, confirmed.date(), today)
+        if days is not None:
             stale.append((confirmed, entry.id, entry, days))
     return [
         Finding(

@@ -18,6 +18,7 @@ from memsite.storage.daily import daily_logs, log_lines
 
 if TYPE_CHECKING:
     from memsite.memory import Memory
+    from memsite.memory.claims import Standing
     from memsite.storage.index import Row
 
 QUERY_MAX = 1000
@@ -30,7 +31,8 @@ def entry_json(entry: Entry, **extra: Any) -> dict[str, Any]:
 
 
 def read(memory: Memory, ref: str) -> dict[str, Any]:
-    from memsite.memory.claims import compact_component, retired_reason, standings
+    from memsite.core.records import first_retirements
+    from memsite.memory.claims import compact_component, standings
 
     entry = memory.resolve(ref)
     # A status depends only on the entries linked to it (see storage.index): compacting them
@@ -52,7 +54,7 @@ def read(memory: Memory, ref: str) -> dict[str, Any]:
             {**link, "reason": redact(link["reason"]) if link["reason"] else None}
             for link in _with_content(memory, standing.links)
         ]
-    retirement = retired_reason(records, entry.id)
+    retirement = first_retirements(records).get(entry.id)
     if result.status[entry.id] == "retired" and retirement is not None:
         extra["retired"] = {
             "created": retirement.raw["created"],
@@ -186,8 +188,11 @@ def search(
                 scored.append(((round(value, 6), created, 0, "", file, -number), line))
     scored.sort(key=lambda pair: pair[0], reverse=True)
     chosen = scored[: max(limit, 0)]
+    from memsite.memory.claims import standings
+
     entries = {hit.id: hit.entry() for _, hit in chosen if not isinstance(hit, dict)}
-    flags = _standing_fields(memory, list(entries.values()))
+    standing = standings(memory, list(entries.values()))  # the flags, and links for --expand
+    flags = {entry_id: known.fields() for entry_id, known in standing.items()}
     out: list[dict[str, Any]] = []
     for key, hit in chosen:
         if isinstance(hit, dict):
@@ -198,30 +203,30 @@ def search(
         else:
             out.append(entry_json(entries[hit.id], score=key[0], **flags[hit.id]))
     if expand:
-        out += _linked(memory, list(entries), include_all)
+        out += _linked(memory, list(entries), standing, include_all)
     return out
 
 
-def _linked(memory: Memory, hits: list[str], include_all: bool) -> list[dict[str, Any]]:
-    """The facts linked to ``hits`` (either way) that are not hits themselves, each with
-    ``via``: the hit it was reached from and the link's type and direction."""
+def _linked(
+    memory: Memory, hits: list[str], found: dict[str, Standing], include_all: bool
+) -> list[dict[str, Any]]:
+    """The facts linked to ``hits`` (either way; ``found``: their standings) that are not hits
+    themselves, each with ``via``: the hit it was reached from and the link's type and
+    direction."""
     from memsite.core.compaction import ACTIVE
-    from memsite.memory.claims import standings
 
     index = memory.index()
-    if not hits or not index.has_records():
-        return []
-    records = index.records_about(hits)
-    links = standings(memory, index.entries_with_ids(set(hits)), records)
     reached: dict[str, dict[str, Any]] = {}
     for hit in hits:  # in rank order: a fact reached twice keeps its best hit
-        for link in links[hit].links if hit in links else []:
+        for link in found[hit].links:
             if link["id"] not in hits and link["id"] not in reached:
                 reached[link["id"]] = {
                     "id": hit,
                     "type": link["type"],
                     "direction": link["direction"],
                 }
+    if not reached:
+        return []
     others = {e.id: e for e in index.entries_with_ids(set(reached))}
     statuses = index.statuses_of(others)
     shown = [i for i in reached if i in others and (include_all or statuses.get(i) == ACTIVE)]

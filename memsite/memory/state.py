@@ -34,6 +34,8 @@ class ReadModel:
         self.caches = Caches(store)
         self.index = Index(store)
         self._state: State | None = None
+        # index.md's markers (drift, staleness), once per operation: see upkeep._flags
+        self.flags: dict[str, str] | None = None
 
     def synced(self, *, full: bool = False) -> Index:
         """The index, brought up to date with entries/ (notices about the cache printed once)."""
@@ -64,4 +66,5 @@ class ReadModel:
 
     def invalidate(self) -> None:
         self._state = None
+        self.flags = None
         self.index.forget()

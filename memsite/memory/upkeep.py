@@ -46,10 +46,13 @@ def _stamp(memory: Memory, flags: Mapping[str, str] | None = None) -> dict[str, 
 
 
 def _flags(memory: Memory) -> dict[str, str]:
-    """The facts index.md marks (drifted, stale) with their markers; see ``claims``."""
-    from memsite.memory.claims import index_flags
+    """The facts index.md marks (drifted, stale) with their markers; see ``claims``. Found
+    once per operation (`context` asks for freshness, then compacts, then renders)."""
+    if memory.model.flags is None:
+        from memsite.memory.claims import index_flags
 
-    return index_flags(memory)
+        memory.model.flags = index_flags(memory)
+    return memory.model.flags
 
 
 def _claims_stamp(memory: Memory, flags: Mapping[str, str]) -> str:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memsite.core.compaction import ACTIVE, RETIRED, Finding
+from memsite.core.records import first_retirements
 from memsite.errors import MemsiteError
 from memsite.portal.frames import render_frames
 from memsite.portal.model import Portal, PortalCache, build_portal, secret_ids
@@ -37,7 +38,7 @@ from memsite.portal.render import Renderer
 from memsite.portal.resources import lunr_js
 from memsite.portal.searchdata import search_files
 from memsite.portal.site import MARKER, Site
-from memsite.portal.standing import FactClaims, fact_claims, first_retirements, repo_blob_base
+from memsite.portal.standing import FactClaims, fact_claims, repo_blob_base
 from memsite.storage.parallel import Task, can_fork
 
 if TYPE_CHECKING:

@@ -26,7 +26,6 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -124,7 +123,11 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
 
     def on_nav(self, nav: Navigation, /, *, config: MkDocsConfig, files: Files) -> Navigation:
         """The portal's pages as one section, in the portal's order (see the module)."""
-        from mkdocs.structure.nav import _add_parent_links, _add_previous_and_next_links
+        from mkdocs.structure.nav import (
+            _add_parent_links,
+            _add_previous_and_next_links,
+            _get_by_type,
+        )
 
         portal = self.portal
         assert portal is not None
@@ -177,7 +180,7 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
                     group.append(page)
             if group:
                 section.children.append(Section(name, group))
-        every = [p for p in _walk(items) if isinstance(p, Page)]
+        every = _get_by_type(items, Page)
         _add_parent_links(items)
         _add_previous_and_next_links(every)
         return Navigation(items, every)
@@ -214,14 +217,6 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
                 write_atomic(root / rel, data)
         except MemsiteError as exc:
             raise PluginError(f"memsite plugin: {exc}") from None
-
-
-def _walk(items: Iterable[Any]) -> Iterator[Any]:
-    """Every item of a navigation tree, depth first, in order."""
-    for item in items:
-        yield item
-        if isinstance(item, Section):
-            yield from _walk(item.children)
 
 
 def _nav_title(nav: Any, target: str) -> str | None:

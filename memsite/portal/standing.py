@@ -10,7 +10,7 @@ render to equal HTML and the render caches stay warm.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
 from urllib.parse import quote, urlsplit
@@ -197,16 +197,6 @@ def fact_claims(
 
 def _dated(record: Record) -> Dated:
     return Dated(format_created(record.created), record.text, record.agent)
-
-
-def first_retirements(records: Iterable[Record]) -> dict[str, Record]:
-    """The retire record of each retired fact: the oldest, which retired it (``records`` come
-    oldest first), found in one pass."""
-    found: dict[str, Record] = {}
-    for record in records:
-        if record.kind == "retire":
-            found.setdefault(record.target, record)
-    return found
 
 
 def redacted(claims: FactClaims, text: Callable[[str], str]) -> FactClaims:

@@ -33,6 +33,7 @@ class WorkTree:
         self._known = self._load()
         self._changed = False
         self._blobs: dict[str, str | None] = {}
+        self._by_name: dict[str, list[str]] | None = None
 
     def _load(self) -> dict[str, tuple[int, int, int, int, str]]:
         if self._cache_path is None:
@@ -147,18 +148,25 @@ class WorkTree:
         done = run_git(self.root, "rev-parse", "--show-prefix", check=False)
         return done.stdout.strip() if done.returncode == 0 else ""
 
-    def same_name_files(self, path: str, limit: int = 2000) -> list[str]:
-        """Files named like ``path`` elsewhere in the project (a rename git has not seen),
-        hidden folders skipped; at most ``limit`` folders are visited."""
-        name = os.path.basename(path)
-        found = []
+    def same_name_files(self, path: str) -> list[str]:
+        """Files named like ``path`` elsewhere in the project (a rename git has not seen)."""
+        if self._by_name is None:
+            self._by_name = self._names()
+        return self._by_name.get(os.path.basename(path), [])
+
+    def _names(self, limit: int = 2000) -> dict[str, list[str]]:
+        """File name → the project's files of that name, from one walk per run (hidden
+        folders and node_modules skipped; at most ``limit`` folders visited)."""
+        found: dict[str, list[str]] = {}
         for visited, (folder, dirs, files) in enumerate(os.walk(self.root)):
             if visited >= limit:
                 break
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
-            if name in files:
-                found.append(os.path.relpath(os.path.join(folder, name), self.root))
-        return [p.replace(os.sep, "/") for p in sorted(found)]
+            relative = os.path.relpath(folder, self.root)
+            for name in sorted(files):
+                path = name if relative == os.curdir else os.path.join(relative, name)
+                found.setdefault(name, []).append(path.replace(os.sep, "/"))
+        return {name: sorted(paths) for name, paths in found.items()}
 
 
 def _renames(output: str) -> dict[str, str]:

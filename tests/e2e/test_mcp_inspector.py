@@ -16,6 +16,8 @@ from typing import Any
 
 import pytest
 
+from tests.mcp.test_mcp import TOOLS
+
 
 def inspector() -> str:
     path = os.environ.get("MEMSITE_INSPECTOR", "")
@@ -64,18 +66,7 @@ def run_inspector(store: Path, *method: str, tool_error: bool = False) -> dict[s
 def test_inspector_lists_tools_and_writes(store_root: Path) -> None:
     listed = run_inspector(store_root, "--method", "tools/list")
     tools = {t["name"]: t for t in listed["tools"]}
-    assert set(tools) == {
-        "memory_write",
-        "memory_read",
-        "memory_search",
-        "memory_delete",
-        "memory_list",
-        "memory_log",
-        "memory_verify",
-        "memory_retire",
-        "memory_relate",
-        "memory_reconcile",
-    }
+    assert set(tools) == TOOLS  # the tools the in-process tests see
     assert tools["memory_delete"]["annotations"]["destructiveHint"] is True
     assert tools["memory_reconcile"]["annotations"]["readOnlyHint"] is True
     assert tools["memory_retire"]["annotations"]["destructiveHint"] is False

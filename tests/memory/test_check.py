@@ -140,13 +140,7 @@ def test_missing_base_and_shallow_clones_exit_2(
         check=True,
         capture_output=True,
     )
-    done = subprocess.run(
-        ["memsite", "--store", str(clone / ".memsite"), "check", "--base", "origin/main"],
-        capture_output=True,
-        text=True,
-        cwd=clone,
-        env=clean_env(),
-    )
+    done = check_in(clone)
     assert done.returncode == 2, done.stdout + done.stderr
     assert "shallow" in done.stderr and "fetch-depth: 0" in done.stderr
     assert "Traceback" not in done.stderr
@@ -156,14 +150,19 @@ def test_missing_base_and_shallow_clones_exit_2(
         check=True,
         capture_output=True,
     )
-    done = subprocess.run(
-        ["memsite", "--store", str(full / ".memsite"), "check", "--base", "origin/main"],
+    done = check_in(full)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def check_in(clone: Path) -> subprocess.CompletedProcess[str]:
+    """`memsite check --base origin/main` run as a CI job would, in ``clone``."""
+    return subprocess.run(
+        ["memsite", "--store", str(clone / ".memsite"), "check", "--base", "origin/main"],
         capture_output=True,
         text=True,
-        cwd=full,
+        cwd=clone,
         env=clean_env(),
     )
-    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def load(text: str) -> dict[Any, Any]:
