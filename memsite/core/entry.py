@@ -35,6 +35,7 @@ _CREATED_RE = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|z|[+-]\d{2}:?\d{2})?"
 )
 _CONFLICT_RE = re.compile(r"^(<<<<<<<|>>>>>>>|=======|\|\|\|\|\|\|\|)( |$)", re.MULTILINE)
+_CONFLICT_MARKS = ("<<<<<<<", ">>>>>>>", "=======", "|||||||")  # one of which the pattern needs
 
 
 @dataclass(slots=True)
@@ -190,10 +191,16 @@ def load_object(data: bytes) -> dict[str, Any]:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidEntryFileError(f"not valid UTF-8 (byte {exc.start})") from None
-    if _CONFLICT_RE.search(text):
+    if any(marker in text for marker in _CONFLICT_MARKS) and _CONFLICT_RE.search(text):
         raise InvalidEntryFileError("holds git merge-conflict markers")
     try:
-        obj = json.loads(text, parse_constant=_no_constant)
+        try:
+            obj = _DECODER.decode(text)
+            # No escape, so no lone surrogate; too few brackets to nest too deep; no number
+            # too large (the decoder stops at one): nothing for the full walk to find.
+            plain = "\\u" not in text and text.count("[") + text.count("{") < MAX_DEPTH
+        except _NotFinite:
+            obj, plain = json.loads(text, parse_constant=_no_constant), False
     except json.JSONDecodeError as exc:
         raise InvalidEntryFileError(f"not valid JSON ({exc.msg} at line {exc.lineno})") from None
     except RecursionError:
@@ -202,8 +209,23 @@ def load_object(data: bytes) -> dict[str, Any]:
         raise InvalidEntryFileError("holds a number of more than 4,300 digits") from None
     if not isinstance(obj, dict):
         raise InvalidEntryFileError("not a JSON object")
-    check_value(obj)
+    if not plain:
+        check_value(obj)
     return obj
+
+
+class _NotFinite(Exception):
+    """A number too large for a float: ``check_value`` reports it, in its order."""
+
+
+def _finite(literal: str) -> float:
+    value = float(literal)
+    if not math.isfinite(value):
+        raise _NotFinite
+    return value
+
+
+_DECODER = json.JSONDecoder(parse_constant=_no_constant, parse_float=_finite)
 
 
 def check_value(value: Any) -> None:

@@ -92,6 +92,37 @@ _SHAPES: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("telegram-bot-token", (":",), r"\d{8,10}:[0-9A-Za-z_-]{35}"),
     ("artifactory-credentials", ("AKC",), r"(?:(?<=[\s=:\"])|^)AKC[a-zA-Z0-9]{10,}(?=[\s\"]|$)"),
 )
+# The longest run of [A-Za-z0-9+/_-] that a match of each format must hold (its prefix, body
+# and the separators of that class; a test checks each against matches of its pattern). A
+# fact whose runs are all shorter cannot hold the format: most facts are prose with short
+# runs, and a few C-speed string operations spare them the regexes. The armoured formats
+# hold spaces; their literals decide.
+_MIN_RUN = {
+    "aws-access-key": 20,
+    "github-token": 33,
+    "gitlab-token": 26,
+    "slack-token": 15,
+    "slack-webhook": 14,
+    "stripe-key": 24,
+    "private-key": 0,
+    "json-web-token": 11,
+    "google-api-key": 39,
+    "npm-token": 40,
+    "pypi-token": 58,
+    "sendgrid-api-key": 43,
+    "openai-token": 23,
+    "twilio-api-key": 34,
+    "mailchimp-access-key": 32,
+    "discord-bot-token": 27,
+    "telegram-bot-token": 35,
+    "artifactory-credentials": 13,
+}
+_ENTROPY_RUN = 32  # the shortest run ``_RUN`` takes
+# The UTF-8 bytes of a text with every other ASCII character as a space: its runs are the
+# words of the result (joined across non-ASCII characters, which only makes a run look
+# longer, never shorter).
+_RUN_CHARACTERS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/_-"
+_RUNS = bytes(c if c in _RUN_CHARACTERS or c >= 128 else 32 for c in range(256))
 # user:password@ in a URL. The password alone is the finding (when it is not a placeholder): the
 # library's pattern skips passwords holding RFC 3986 sub-delimiters ("!", "*", "$"…), which
 # are legal there.
@@ -148,35 +179,64 @@ def _re(pattern: str) -> re.Pattern[str]:
 def prefilter(text: str) -> bool:
     """True when ``text`` might hold a secret: cheap, run on every write and every output.
 
-    Substring tests (fast, in C) decide which of the regexes are worth running at all.
+    Substring tests (fast, in C) decide which of the regexes are worth running at all. Short
+    texts (tags, keys, agent names) repeat from entry to entry: their answers are kept.
     """
-    if any(match_shape(text)) or (
+    if len(text) > _SHORT:
+        return _prefilter(text)
+    found = _short_answers.get(text)
+    if found is None:
+        if len(_short_answers) >= _SHORT_MEMO:
+            _short_answers.clear()
+        found = _short_answers[text] = _prefilter(text)
+    return found
+
+
+_SHORT = 64
+_SHORT_MEMO = 1 << 16
+_short_answers: dict[str, bool] = {}
+
+
+def _prefilter(text: str) -> bool:
+    longest = longest_run(text)
+    if any(_shapes(text, longest)) or (
         "://" in text
         and any(not placeholder(m.group(1)) for m in _re(_URL_CREDENTIALS).finditer(text))
     ):
         return True
     if (
         ("=" in text or ":" in text)
-        and any(word in text.lower() for word in _KEYWORDS)
+        and _names_a_secret(text.lower())
         and any(credential_like(m.group(1)) for m in _re(_ASSIGNMENT).finditer(text))
     ):
         return True
-    return len(text) >= 32 and any(_entropy_runs(text))
+    return longest >= _ENTROPY_RUN and any(_entropy_runs(text))
 
 
-@cache
-def _any_needle() -> re.Pattern[str]:
-    return re.compile("|".join(re.escape(n) for _, needles, _ in _SHAPES for n in needles))
+def _names_a_secret(lowered: str) -> bool:
+    return any(word in lowered for word in _KEYWORDS)
+
+
+def longest_run(text: str) -> int:
+    """At least the length of the longest run of ``[A-Za-z0-9+/_-]`` in ``text``."""
+    runs = text.encode("utf-8", "surrogatepass").translate(_RUNS).split()
+    return max(map(len, runs), default=0)
 
 
 def match_shape(text: str) -> Iterator[SecretHit]:
     """Spans of the distinctive token formats in ``text``."""
-    if not _any_needle().search(text):  # one scan instead of one per literal
-        return
+    return _shapes(text, longest_run(text))
+
+
+def _shapes(text: str, longest: int) -> Iterator[SecretHit]:
     for kind, needles, pattern in _SHAPES:
-        if any(needle in text for needle in needles):
-            for m in _re(pattern).finditer(text):
-                yield SecretHit(kind, m.start(), m.end())
+        if _MIN_RUN[kind] > longest:
+            continue
+        for needle in needles:
+            if needle in text:
+                for m in _re(pattern).finditer(text):
+                    yield SecretHit(kind, m.start(), m.end())
+                break
 
 
 def url_credentials(text: str) -> Iterator[SecretHit]:
@@ -211,14 +271,17 @@ def credential_like(value: str) -> bool:
 
 
 def high_entropy(run: str) -> bool:
-    """A long base64-like run mixing cases and digits, with high entropy; not an SRI hash."""
+    """A long base64-like run (of ``[A-Za-z0-9+/_-]``) mixing cases and digits, with high
+    entropy; not an SRI hash."""
     if _re(_SRI).match(run):
         return False
     value = run.rstrip("=")
+    # For an ASCII run: a lower-case letter, an upper-case one and a digit (string methods
+    # in C rather than a loop over the characters)
     mixed = (
-        any(c.islower() for c in value)
-        and any(c.isupper() for c in value)
-        and any(c.isdigit() for c in value)
+        value.upper() != value
+        and value.lower() != value
+        and any(digit in value for digit in "0123456789")
     )
     return mixed and shannon_entropy(value) >= ENTROPY_LIMIT
 

@@ -170,6 +170,12 @@ def entry_from_row(row: tuple[Any, ...], filename: str) -> Entry:
 def parse_file(data: bytes, name: str, limit: int) -> tuple[Any, str | None]:
     """(entry_row, None) for a valid entry file's bytes; (Record, None) for a valid record
     file (see ``core.records``); else (None, why it is unusable)."""
+    found, problem = parse_item(data, name, limit)
+    return (entry_row(found), None) if isinstance(found, Entry) else (found, problem)
+
+
+def parse_item(data: bytes, name: str, limit: int) -> tuple[Entry | Record | None, str | None]:
+    """(Entry or Record, None) for a valid entry or record file's bytes, else (None, why)."""
     if len(data) > limit:
         return None, f"is {len(data)} bytes, over the {limit} byte limit of an entry file"
     if has_surrogate(name):  # os.fsdecode's stand-ins for bytes that are not UTF-8
@@ -178,7 +184,7 @@ def parse_file(data: bytes, name: str, limit: int) -> tuple[Any, str | None]:
         obj = load_object(data)
         if is_record(obj):
             return record_from_object(obj, name), None
-        return entry_row(entry_from_object(obj, name)), None
+        return entry_from_object(obj, name), None
     except InvalidEntryFileError as exc:
         return None, str(exc)
 

@@ -28,30 +28,35 @@ import math
 import os
 import sqlite3
 import sys
-import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from memsite import __version__
 from memsite.core.entry import CONFIDENCE_RANK, Entry
 from memsite.core.records import Record
-from memsite.core.text import has_surrogate, word_tokens
 from memsite.errors import StorageError
-from memsite.storage.entries import (
-    InvalidFile,
-    entry_from_row,
-    load,
-    parse_file,
-    unusable,
-)
+from memsite.storage.entries import InvalidFile, entry_from_row
 from memsite.storage.files import TEMP_SUFFIX, is_temporary
 from memsite.storage.layout import Store
+from memsite.storage.prepare import (
+    PARALLEL,
+    Prepared,
+    RecordRow,
+    content_digest,
+    digest,
+    long_words,
+    name_key,
+    prepare_parts,
+    read_entry_file,
+    statuses,
+)
 
 if TYPE_CHECKING:
     from memsite.core.anchors import Anchor
     from memsite.core.budget import IndexItem
+    from memsite.storage.parallel import Task
 
 # The rules are imported where they are used: `context` with fresh views opens the index
 # only to learn that nothing changed, and pays for no more.
@@ -73,9 +78,10 @@ CREATE TABLE IF NOT EXISTS entries(
     n INTEGER PRIMARY KEY, file TEXT NOT NULL UNIQUE, id TEXT NOT NULL,
     category TEXT NOT NULL, created REAL NOT NULL, confidence INTEGER NOT NULL, key TEXT,
     digest INTEGER NOT NULL, words INTEGER NOT NULL, length INTEGER NOT NULL, status TEXT,
-    data BLOB NOT NULL, view_bullet TEXT NOT NULL, index_bullet TEXT NOT NULL,
-    index_cost INTEGER NOT NULL, anchors INTEGER NOT NULL
+    data BLOB NOT NULL, view_bullet TEXT, index_bullet TEXT, index_cost INTEGER,
+    anchors INTEGER NOT NULL
 );
+CREATE INDEX IF NOT EXISTS entries_unshown ON entries(n) WHERE index_cost IS NULL;
 CREATE INDEX IF NOT EXISTS entries_anchored ON entries(status) WHERE anchors > 0;
 CREATE INDEX IF NOT EXISTS entries_order ON entries(
     status, created DESC, confidence DESC, id DESC, category, index_cost
@@ -140,41 +146,21 @@ class Candidate:
     meta: str
 
 
-def _digest(data: bytes) -> int:
-    """64 bits from two CRC-32s (forwards and backwards), signed like SQLite's integers. Not
-    a defence against forgery: equal content digests are confirmed by comparing the texts, and
-    file digests only spot in-place edits, which the spec forbids anyway. (hashlib would cost
-    ~3 ms of OpenSSL start-up in every command.)"""
-    value = (zlib.crc32(data) << 32) | zlib.crc32(data[::-1])
-    return value - (1 << 64) if value >= 1 << 63 else value
-
-
-def content_digest(normalized: str) -> int:
-    return _digest(normalized.encode("utf-8", "surrogatepass"))
-
-
-def _meta_terms(entry: Entry) -> list[str]:
-    """The analysed terms of the tags and key (each name's terms once)."""
-    from memsite.core.stem import terms as analyze
-
-    names = [*entry.tags, *([entry.key] if entry.key else [])]
-    return list(dict.fromkeys(t for name in names for t in analyze(name)))
-
-
 def _version() -> str:
     """Changes with the schema, memsite, and the marshal format of the rows' data."""
-    tables = f"{_digest(_TABLES.encode()) & 0xFFFFFFFFFFFF:012x}"
+    tables = f"{digest(_TABLES.encode()) & 0xFFFFFFFFFFFF:012x}"
     return f"{_SCHEMA}:{tables}:{__version__}:{marshal.version}:{sys.version_info[:2]}"
+
+
+def _statements(*, indexes: bool) -> list[str]:
+    """The statements of ``_TABLES`` that make tables, or those that make indexes."""
+    found = [s.strip() for s in _TABLES.split(";") if s.strip()]
+    return [s for s in found if s.startswith("CREATE INDEX") == indexes]
 
 
 def _chunks(items: Sequence[Any], size: int = _CHUNK) -> Iterator[Sequence[Any]]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
-
-
-def _key(name: str) -> str:
-    """A file name as the index stores it: itself, or (not valid UTF-8) a marked hex form."""
-    return "\0" + os.fsencode(name).hex() if has_surrogate(name) else name
 
 
 def _unkey(key: str) -> str:
@@ -196,6 +182,8 @@ class Index:
         self._db: sqlite3.Connection | None = None
         self._synced = False
         self._building: Path | None = None
+        self._unindexed = False  # a first build adds the tables' indexes once its rows are in
+        self._shown_here: dict[str, tuple[str, str, int]] = {}  # bullets a read-only cache lacks
 
     # --- the database file ------------------------------------------------------------------
 
@@ -238,7 +226,7 @@ class Index:
                     return db
                 db.execute("BEGIN IMMEDIATE")
                 if not self._ready(db):  # nobody else made it meanwhile
-                    self._create(db)
+                    self._create(db, indexes=journal)
                 db.execute("COMMIT")
                 return db
             except sqlite3.DatabaseError as exc:
@@ -278,7 +266,8 @@ class Index:
             raise
         return row is not None and row[0] == _version()
 
-    def _create(self, db: sqlite3.Connection) -> None:
+    def _create(self, db: sqlite3.Connection, *, indexes: bool = True) -> None:
+        """The tables (and their indexes, unless a first build adds them once filled)."""
         tables = (
             "meta",
             "files",
@@ -293,9 +282,12 @@ class Index:
         )
         for table in tables:
             db.execute(f"DROP TABLE IF EXISTS {table}")
-        for statement in _TABLES.split(";"):
-            if statement.strip():
+        for statement in _statements(indexes=False):
+            db.execute(statement)
+        if indexes:
+            for statement in _statements(indexes=True):
                 db.execute(statement)
+        self._unindexed = not indexes
         db.executemany(
             "INSERT INTO meta(k, v) VALUES (?, ?)",
             [
@@ -310,6 +302,14 @@ class Index:
                 ("temporaries", 1),
             ],
         )
+
+    def _index_tables(self) -> None:
+        """The indexes a first build left out: one sort each once the rows are in, rather than
+        trees kept in order row by row."""
+        if self._unindexed:
+            for statement in _statements(indexes=True):
+                self.db.execute(statement)
+            self._unindexed = False
 
     def close(self) -> None:
         if self._db is not None:
@@ -445,6 +445,7 @@ class Index:
             removed += changed
         after = self._dir_state()
         self._apply(removed, added)
+        self._index_tables()
         trusted = after == before and self._trusted(before, probe)
         self._set(dir=before, trusted=int(trusted))
 
@@ -473,11 +474,10 @@ class Index:
         return [n for n in listed if n in hashes and hashes[n] != self._hash(n)]
 
     def _hash(self, name: str) -> int | None:
-        try:
-            with open(self.store.entries_dir / name, "rb") as handle:
-                return _digest(handle.read())
-        except OSError:
-            return None
+        """The digest the files table holds for a readable entry file, else None (a FIFO or a
+        link is not opened for reading: it would block, or hash another file)."""
+        _, data, _ = read_entry_file(self.store.entries_dir / name, self.store.max_entry_bytes)
+        return None if data is None else digest(data)
 
     # --- taking in changes ------------------------------------------------------------------
 
@@ -489,8 +489,13 @@ class Index:
         # Many changes at once (a first build, a big merge): re-deciding every status in one
         # pass is cheaper than following each change's links.
         bulk = len(removed) + len(added) > max(_BULK, self.entry_count() // 10)
+        # Into an empty index, every row is new: statuses are decided before the rows go in.
+        first = bulk and not removed and self.entry_count() == 0
+        big = len(added) >= PARALLEL  # worth a second process
         if bulk:
             db.execute("PRAGMA cache_size=-65536")  # 64 MB of pages while building
+        if not first:
+            self._index_tables()
         touched: set[str] = set()
         gone_rows = self._rows_where("file", removed)
         gone_records = self._records_where("file", removed)
@@ -499,7 +504,7 @@ class Index:
         for chunk in _chunks(removed):
             marks = _marks(len(chunk))
             ns = [r.n for r in gone_rows if r.file in chunk]
-            db.execute(f"DELETE FROM files WHERE name IN ({marks})", [_key(n) for n in chunk])
+            db.execute(f"DELETE FROM files WHERE name IN ({marks})", [name_key(n) for n in chunk])
             if ns:
                 nmarks = _marks(len(ns))
                 db.execute(f"DELETE FROM entries WHERE n IN ({nmarks})", ns)
@@ -509,20 +514,40 @@ class Index:
             db.execute(f"DELETE FROM records WHERE file IN ({marks})", chunk)
         dirty = {r.category for r in gone_rows if r.status == ACTIVE}
         self._count(-len(gone_rows), -sum(r.length for r in gone_rows))
-        read = _prepare_all(self.store, added)
-        db.executemany(
-            "INSERT OR REPLACE INTO files(name, ino, size, mtime, hash, error) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            [record for record, _ in read if record],
-        )
-        found = [item for _, item in read if isinstance(item, Prepared)]
-        notes = [item for _, item in read if isinstance(item, RecordRow)]
-        self._insert(found)
+        start = int(db.execute("SELECT coalesce(max(n), 0) FROM entries").fetchone()[0]) + 1
+        found: list[Prepared] = []
+        notes: list[RecordRow] = []
+        words: set[str] = set()
+        ranked: Task[list[str | None]] | None = None
+        store = self.store
+        for part in prepare_parts(store.entries_dir, store.max_entry_bytes, added):
+            db.executemany(
+                "INSERT OR REPLACE INTO files(name, ino, size, mtime, hash, error) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                [record for record, _ in part.read if record],
+            )
+            entries = [item for _, item in part.read if isinstance(item, Prepared)]
+            notes += [item for _, item in part.read if isinstance(item, RecordRow)]
+            if first and part.last:  # the other core decides the statuses meanwhile
+                from memsite.storage.parallel import Task
+
+                retired = self.retired_all() | {r.target for r in notes if r.kind == "retire"}
+                ranked = Task(statuses, [*found, *entries], retired, fork=None if big else False)
+            self._insert_texts(entries, start + len(found))
+            found += entries
+            words |= part.words
         db.executemany(
             "INSERT OR REPLACE INTO records(file, id, kind, target, other, created, data) "
             "VALUES (?, ?, ?, ?, ?, ?, ?)",
             notes,
         )
+        if ranked is not None:
+            decided = ranked.result()
+            self._insert(found, start, words, decided)
+            self._index_tables()
+            self._bump({i.columns[2] for i, s in zip(found, decided, strict=True) if s == ACTIVE})
+            return
+        self._insert(found, start, words)
         new_ids = {item.columns[1] for item in found}
         # What is said about a fact changes how the index shows it (retired, stale, re-pinned):
         # the categories of the facts named by records that came or went are rendered again.
@@ -536,24 +561,14 @@ class Index:
             dirty |= {r.category for r in self._rows_where("id", named) if r.status is not None}
         self._bump(dirty)
 
-    def _insert(self, prepared: list[Prepared]) -> None:
-        """Add valid entries to every table, in batches."""
-        db = self.db
-        start = int(db.execute("SELECT coalesce(max(n), 0) FROM entries").fetchone()[0]) + 1
-        entries, sup, fts, anchors = [], [], [], []
-        words: set[str] = set()
+    def _insert_texts(self, prepared: Sequence[Prepared], start: int) -> None:
+        """The search text, links and anchors of entries that will be rows ``start``, …"""
+        sup, fts, anchors = [], [], []
         for n, item in enumerate(prepared, start):
-            entries.append((n, *item.columns))
             sup += [(n, item.columns[1], target) for target in item.supersedes]
             anchors += [(n, item.columns[1], *anchor) for anchor in item.anchors]
             fts.append((n, item.body, item.meta))
-            words.update(item.words)
-        db.executemany(
-            "INSERT INTO entries(n, file, id, category, created, confidence, key, digest, words, "
-            "length, data, view_bullet, index_bullet, index_cost, anchors, status) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)",
-            entries,
-        )
+        db = self.db
         db.executemany("INSERT INTO sup(n, src, dst) VALUES (?, ?, ?)", sup)
         db.executemany(
             "INSERT INTO anchors(n, id, path, blob, first, last, span) "
@@ -561,9 +576,28 @@ class Index:
             anchors,
         )
         db.executemany("INSERT INTO fts(rowid, body, meta) VALUES (?, ?, ?)", fts)
-        db.executemany(
+
+    def _insert(
+        self,
+        prepared: Sequence[Prepared],
+        start: int,
+        words: Iterable[str],
+        statuses: Sequence[str | None] | None = None,
+    ) -> None:
+        """The rows of entries whose texts are in (status NULL unless given), and their words."""
+        if statuses is None:
+            statuses = [None] * len(prepared)
+        self.db.executemany(
+            "INSERT INTO entries(n, file, id, category, created, confidence, key, digest, words, "
+            "length, data, anchors, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (n, *item.columns, status)
+                for n, (item, status) in enumerate(zip(prepared, statuses, strict=True), start)
+            ],
+        )
+        self.db.executemany(
             "INSERT OR IGNORE INTO words(word, len) VALUES (?, ?)",
-            [(w, len(w)) for w in sorted(words)],
+            [(w, len(w)) for w in long_words(words)],
         )
         self._count(len(prepared), sum(item.columns[8] for item in prepared))
 
@@ -627,6 +661,11 @@ class Index:
                     dirty.add(row.category)
         self.db.executemany("UPDATE entries SET status = ? WHERE n = ?", changes)
         return dirty
+
+    def retired_all(self) -> set[str]:
+        """The ids that any retire record names."""
+        rows = self.db.execute("SELECT target FROM records WHERE kind = 'retire'")
+        return {r[0] for r in rows}
 
     def retired(self, ids: Iterable[str]) -> set[str]:
         """The ids among ``ids`` that a retire record names."""
@@ -747,45 +786,93 @@ class Index:
         from memsite.core.budget import IndexItem
 
         self.sync()
+        self._show()
         found: dict[str, list[IndexItem]] = {}
-        make = IndexItem._make
-        for row in self.db.execute(
-            "SELECT category, id, '', index_cost, confidence = ? FROM entries "
+        for category, entry_id, cost, low in self.db.execute(
+            "SELECT category, id, index_cost, confidence = ? FROM entries "
             "INDEXED BY entries_order WHERE status = ? "
             "ORDER BY created DESC, confidence DESC, id DESC",
             (CONFIDENCE_RANK["low"], ACTIVE),
         ):
-            items = found.get(row[0])
+            items = found.get(category)
             if items is None:
-                items = found[row[0]] = []
-            items.append(make(row[1:]))
+                items = found[category] = []
+            if cost is None:
+                cost = self._shown(entry_id)[2]
+            items.append(IndexItem(entry_id, "", cost, low))
         return found
 
     def index_bullets(self, ids: Sequence[str]) -> dict[str, str]:
         """The index bullets of these (active) entries."""
+        self._show()
         found: dict[str, str] = {}
         for chunk in _chunks(ids):
-            found.update(
-                self.db.execute(
-                    f"SELECT id, index_bullet FROM entries INDEXED BY entries_id "
-                    f"WHERE status = ? AND id IN "
-                    f"({_marks(len(chunk))})",
-                    (ACTIVE, *chunk),
-                )
-            )
+            for entry_id, bullet in self.db.execute(
+                f"SELECT id, index_bullet FROM entries INDEXED BY entries_id "
+                f"WHERE status = ? AND id IN ({_marks(len(chunk))})",
+                (ACTIVE, *chunk),
+            ):
+                found[entry_id] = bullet if bullet is not None else self._shown(entry_id)[1]
         return found
 
     def view_bullets(self, category: str) -> list[str]:
         """The bullets of a category's view, in compaction's order."""
         self.sync()
+        self._show()
         return [
-            r[0]
-            for r in self.db.execute(
-                "SELECT view_bullet FROM entries INDEXED BY entries_order "
+            bullet if bullet is not None else self._shown(entry_id)[0]
+            for bullet, entry_id in self.db.execute(
+                "SELECT view_bullet, id FROM entries INDEXED BY entries_order "
                 "WHERE status = ? AND category = ? ORDER BY created DESC, confidence DESC, id DESC",
                 (ACTIVE, category),
             )
         ]
+
+    def _show(self) -> None:
+        """Render and keep the views' bullets of the active entries that have none yet: a
+        build leaves them to the first view or index.md made (most commands never show them,
+        and entries that are not active may never need them)."""
+        if self.db.in_transaction:  # inside a read: ``_shown`` renders what is missing
+            return
+        rows = [
+            (n, file, data)
+            for n, file, data in self.db.execute(
+                "SELECT n, file, data FROM entries INDEXED BY entries_unshown "
+                "WHERE index_cost IS NULL AND status = ?",
+                (ACTIVE,),
+            )
+            if file not in self._shown_here
+        ]
+        if not rows:
+            return
+        from memsite.storage.prepare import render
+
+        shown = render([(file, data) for _, file, data in rows])
+        try:
+            self.db.execute("BEGIN IMMEDIATE")
+            self.db.executemany(
+                "UPDATE entries SET view_bullet = ?, index_bullet = ?, index_cost = ? "
+                "WHERE n = ? AND file = ?",
+                [(*bullets, n, file) for (n, file, _), bullets in zip(rows, shown, strict=True)],
+            )
+            self.db.execute("COMMIT")
+        except sqlite3.OperationalError:  # a read-only cache: rendered again in each run
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            self._shown_here.update((r[1], b) for r, b in zip(rows, shown, strict=True))
+
+    def _shown(self, entry_id: str) -> tuple[str, str, int]:
+        """(view bullet, index bullet, index cost) of the active entry ``entry_id``, rendered
+        here (the cache could not keep them, or an entry came in since ``_show``)."""
+        from memsite.storage.prepare import render
+
+        file, data = self.db.execute(
+            "SELECT file, data FROM entries WHERE id = ? AND status = ?", (entry_id, ACTIVE)
+        ).fetchone()
+        found = self._shown_here.get(file)
+        if found is None:
+            found = self._shown_here[file] = render([(file, data)])[0]
+        return found
 
     def active_in_order(self, category: str | None = None) -> Iterator[Row]:
         """Active entries in compaction's order (newest, confidence, id), read as needed."""
@@ -1046,10 +1133,11 @@ class Index:
         """Entries that may answer a query of word groups (each group: a word's terms).
 
         Scoring every entry that holds a common word would cost time in proportion to the
-        store, so the candidates are the entries that hold every word, and those that hold
-        any rare word (one in at most 2% of the entries); only when neither finds anything
-        are the newest entries holding any word taken. Within each query FTS5's BM25 (content 1×,
-        tags and key 2×) picks the best when a rare word bounds the work, else the newest.
+        store, so the candidates are the entries that hold every word, those that hold any
+        rare word (one in at most 2% of the entries), and those that hold every common word;
+        only when none finds anything are the newest entries holding any word taken. Within
+        each query FTS5's BM25 (content 1×, tags and key 2×) picks the best when the work is
+        bounded (by a rare word, or few expected to hold every common one), else the newest.
         """
         self.sync()
         groups = [list(dict.fromkeys(g)) for g in alternatives if g]
@@ -1065,7 +1153,11 @@ class Index:
             by_rank = bool(rare)
             found.update(self._matching(" AND ".join(map(_any_of, groups)), *filters, by_rank))
         if rare:
+            every = len(found)
             found.update(self._matching(" OR ".join(map(_any_of, rare)), *filters, True))
+            if every < limit:
+                usual = [g for g in groups if g not in rare]
+                found.update(self._holding_usual(usual, frequency, common, filters))
         if not found:  # only common words, never together: the newest entries holding one
             found.update(self._matching(" OR ".join(map(_any_of, groups)), *filters, False))
         columns = ", ".join("e." + c for c in _COLUMNS.split(", "))
@@ -1078,6 +1170,31 @@ class Index:
             ):
                 out.append(Candidate(Row(*r[:12]), r[12], r[13]))
         return out
+
+    def _holding_usual(
+        self,
+        usual: Sequence[Sequence[str]],
+        frequency: dict[str, int],
+        common: int,
+        filters: tuple[str | None, bool, int],
+    ) -> dict[int, None]:
+        """Entries holding every common word of a query: a reworded question misses its rare
+        words but keeps its topic's common ones. A term counts for its first word only, so the
+        words' shares may be taken as independent; ranked when they say few entries match."""
+        seen: set[str] = set()
+        groups = []
+        for group in usual:
+            if own := [t for t in group if t not in seen]:
+                groups.append(own)
+            seen.update(group)
+        if len(groups) < 2:
+            return {}
+        documents = max(self.entry_count(), 1)
+        expected = documents * math.prod(
+            min(sum(frequency.get(t, 0) for t in g) / documents, 1.0) for g in groups
+        )
+        query = " AND ".join(map(_any_of, groups))
+        return self._matching(query, *filters, expected <= common)
 
     def _matching(
         self, query: str, category: str | None, include_all: bool, limit: int, by_rank: bool
@@ -1114,146 +1231,11 @@ class Index:
                 self._set(all_dirty=0)
 
     def read_transaction(self) -> contextlib.AbstractContextManager[None]:
-        """Reads inside see one state of the index (synced first)."""
+        """Reads inside see one state of the index (synced first, the views' bullets
+        rendered)."""
         self.sync()
+        self._show()
         return _read_transaction(self.db)
-
-
-class RecordRow(NamedTuple):
-    """A record as the index holds it (see ``core.records``); ``record()`` rebuilds it."""
-
-    file: str
-    id: str
-    kind: str
-    target: str
-    other: str | None
-    created: float
-    data: bytes
-
-    def record(self) -> Record:
-        from memsite.core.records import record_from_object
-
-        return record_from_object(marshal.loads(self.data), self.file)
-
-
-class Prepared(NamedTuple):
-    """An entry file made ready for the index (in a worker process, for big batches)."""
-
-    columns: tuple[Any, ...]  # file, id, category, created, confidence, key, digest, words,
-    # length, data, view_bullet, index_bullet, index_cost, anchors (how many)
-    supersedes: tuple[str, ...]
-    body: str
-    meta: str
-    words: frozenset[str]
-    anchors: tuple[tuple[str, str, int | None, int | None, str | None], ...] = ()
-
-
-Read = tuple[tuple[Any, ...], Prepared | RecordRow | None]  # a record: the row it becomes
-_PARALLEL = 2000  # files above which a second process reads half of them
-
-
-def _prepare_all(store: Store, names: Sequence[str]) -> list[Read]:
-    """Every named file read and prepared; big batches split with a forked second process."""
-    if len(names) < _PARALLEL:
-        return _prepare_many(store.entries_dir, store.max_entry_bytes, names)
-    from memsite.storage.parallel import Task, can_fork  # multiprocessing costs ~9 ms
-
-    if not can_fork():
-        return _prepare_many(store.entries_dir, store.max_entry_bytes, names)
-    half = len(names) // 2
-    other = Task(_prepare_packed, store.entries_dir, store.max_entry_bytes, names[half:])
-    mine = _prepare_many(store.entries_dir, store.max_entry_bytes, names[:half])
-    theirs = [(record, _revive(item)) for record, item in marshal.loads(other.result())]
-    return mine + theirs
-
-
-def _revive(item: tuple[Any, ...] | None) -> Prepared | RecordRow | None:
-    """A prepared item back from a worker's marshal bytes (a record's first field is a name)."""
-    if item is None:
-        return None
-    return RecordRow._make(item) if isinstance(item[0], str) else Prepared._make(item)
-
-
-def _prepare_many(folder: Path, limit: int, names: Sequence[str]) -> list[Read]:
-    return [_prepare(folder, limit, name) for name in names]
-
-
-def _prepare_packed(folder: Path, limit: int, names: Sequence[str]) -> bytes:
-    """``_prepare_many`` as marshal bytes: the way back from a worker costs a tenth of pickle."""
-    return marshal.dumps(
-        [
-            (record, None if item is None else tuple(item))
-            for record, item in _prepare_many(folder, limit, names)
-        ]
-    )
-
-
-def _prepare(folder: Path, limit: int, name: str) -> Read:
-    """One entry file: its files-table record, and the prepared entry when it is valid."""
-    path = folder / name
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return (), None  # gone again
-    problem = unusable(info, limit)
-    row: Any = None
-    digest = None
-    if problem is None:
-        data, problem = load(path, limit)
-        if data is not None:
-            digest = _digest(data)
-            row, problem = parse_file(data, name, limit)
-    record = (_key(name), info.st_ino, info.st_size, info.st_mtime_ns, digest, problem)
-    if problem is not None:
-        return record, None
-    if isinstance(row, Record):
-        return record, RecordRow(
-            name,
-            row.id,
-            row.kind,
-            row.target,
-            row.other,
-            row.created.timestamp(),
-            marshal.dumps(dict(row.raw)),
-        )
-    from memsite.core.budget import index_item
-    from memsite.core.markdown import compacted_bullet
-    from memsite.core.stem import terms as analyze
-
-    entry = entry_from_row(row, name)
-    item = index_item(entry)
-    content = word_tokens(entry.normalized)
-    body = analyze(entry.content)
-    meta = _meta_terms(entry)
-    words = {w for w in content if len(w) >= 3}
-    for tag in (*entry.tags, *([entry.key] if entry.key else [])):
-        words.update(w for w in word_tokens(tag) if len(w) >= 3)
-    columns = (
-        entry.filename,
-        entry.id,
-        entry.category,
-        entry.created.timestamp(),
-        CONFIDENCE_RANK[entry.confidence],
-        entry.key,
-        content_digest(entry.normalized),
-        len(set(content)),
-        len(body) + len(meta),
-        marshal.dumps(row),
-        compacted_bullet(entry),
-        item.bullet,
-        item.cost,
-        len(entry.anchors),
-    )
-    body_text, meta_text = " ".join(body), " ".join(meta)
-    anchors = tuple((a.path, a.blob, *(a.lines or (None, None)), a.span) for a in entry.anchors)
-    return record, Prepared(
-        columns,
-        tuple(dict.fromkeys(entry.supersedes)),
-        body_text,
-        meta_text,
-        frozenset(words),
-        anchors,
-    )
 
 
 @contextlib.contextmanager

@@ -85,3 +85,24 @@ class Task(Generic[T]):
             self._value = payload[0]
             self._done = True
         return self._value  # type: ignore[return-value]
+
+
+class Background:
+    """``func(*args)`` in a forked child whose result nobody needs (work that only helps, such
+    as warming the page cache): ``stop()`` ends it if it is still running."""
+
+    def __init__(self, func: Callable[..., Any], *args: Any) -> None:
+        context = multiprocessing.get_context("fork")
+        self._proc = context.Process(target=_quietly, args=(func, args), daemon=True)
+        self._proc.start()
+
+    def stop(self) -> None:
+        if self._proc.is_alive():
+            self._proc.terminate()
+        self._proc.join()
+
+
+def _quietly(func: Callable[..., Any], args: tuple[Any, ...]) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    with contextlib.suppress(Exception):
+        func(*args)
