@@ -8,9 +8,19 @@ developer or agent would ask, each with the one fact that answers it: 213 that n
 working inside one repository asks them ("unnamed", in part_hard). Each set mixes plain,
 paraphrased and typo'd questions.
 
-Run: ``python benchmarks/eval/run_eval.py [--json]``. To measure another memsite (an earlier
-commit, say), run it with that checkout first on ``PYTHONPATH``; the script uses only the public
-API (``Memory.open``, ``Memory.add``, ``Memory.search``).
+The questions are split once, before any tuning, into a "tune" half and a held-out "test" half
+by a hash of the repository their answer comes from (``half``), so that the named and unnamed
+wording of a question, and all of one project's facts, fall in the same half. Ranking changes
+are tuned on the tune half only; the test half says whether they carry over.
+
+``--distractors N`` first fills both systems with N generated entries (``benchmarks/gen_store``,
+seed 1), so that the facts must be found among many, as in a real store where memsite's
+candidate selection, not only its ranking, decides what is found.
+
+Run: ``python benchmarks/eval/run_eval.py [--json] [--misses [--half tune]] [--distractors N]``.
+To measure another memsite (an earlier commit, say), run it with that checkout first on
+``PYTHONPATH``; the script uses only the public API (``Memory.open``, ``Memory.add``,
+``Memory.search``).
 
 The baseline is what a plain FTS5 search gives: ``tokenize='porter unicode61'`` over content,
 tags and key, the question's words AND-ed, then OR-ed when AND finds nothing, ranked by BM25.
@@ -19,8 +29,11 @@ tags and key, the question's words AND-ed, then OR-ed when AND finds nothing, ra
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import random
 import re
+import shutil
 import sqlite3
 import sys
 import tempfile
@@ -30,6 +43,12 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).parent
+
+
+def half(source: str) -> str:
+    """The half of a question whose answer comes from ``source`` ("owner/repo:path")."""
+    repository = source.split(":")[0]
+    return "tune" if int(hashlib.md5(repository.encode()).hexdigest(), 16) % 2 == 0 else "test"
 
 
 def load() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -44,29 +63,62 @@ def load() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
                 else:
                     item["set"] = "unnamed" if path.stem == "part_hard" else "named"
                     questions.append(item)
+    sources = {fact["id"]: fact["source"] for fact in facts}
+    for question in questions:
+        question["half"] = half(sources[question["answer"]])
     return facts, questions
 
 
 class Clock:
     """Facts a few hours apart, so recency plays the small part it plays in a real store."""
 
-    def __init__(self) -> None:
-        self.moment = datetime(2026, 1, 1, tzinfo=UTC)
+    def __init__(self, start: datetime = datetime(2026, 1, 1, tzinfo=UTC)) -> None:
+        self.moment = start
 
     def __call__(self) -> datetime:
         self.moment += timedelta(hours=3)
         return self.moment
 
 
-def memsite_system(facts: list[dict[str, Any]], root: Path) -> Callable[[str], list[str]]:
+def distractors(count: int) -> list[dict[str, Any]]:
+    """``count`` generated entries, as ``gen_store`` writes them (none when ``count`` is 0)."""
+    if not count:
+        return []
+    sys.path.insert(0, str(HERE.parent))
+    from gen_store import build_entries
+
+    return build_entries(count, seed=1)
+
+
+def _current(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The entries no other entry supersedes (memsite's search shows only those)."""
+    replaced = {old for e in entries for old in e.get("supersedes") or []}
+    return [e for e in entries if e["id"] not in replaced]
+
+
+def memsite_system(
+    facts: list[dict[str, Any]], root: Path, others: list[dict[str, Any]]
+) -> Callable[[str], list[str]]:
     from memsite.memory import Memory
     from memsite.storage.layout import Store
 
-    Store.init(root / ".memsite")
     clock = Clock()
+    if others:
+        from gen_store import SPAN_SECONDS, START, write_store
+
+        # The facts are entries like the others: written at moments spread over the same two
+        # years, then indexed with them in file order, so that neither their age nor their
+        # place in the index singles them out.
+        write_store(others, root)
+        moments = random.Random(0).sample(range(SPAN_SECONDS), len(facts))
+        clock = Clock(START)
+    else:
+        Store.init(root / ".memsite")
     memory = Memory.open(str(root / ".memsite"), now=clock)
     ids: dict[str, str] = {}
-    for fact in facts:
+    for number, fact in enumerate(facts):
+        if others:
+            clock.moment = START + timedelta(seconds=moments[number], milliseconds=500)
         answer = memory.add(
             fact["content"],
             fact["category"],
@@ -75,6 +127,10 @@ def memsite_system(facts: list[dict[str, Any]], root: Path) -> Callable[[str], l
             allow_secret=True,
         )
         ids[answer["id"]] = fact["id"]
+    if others:
+        memory.index().close()
+        shutil.rmtree(root / ".memsite" / "cache")
+        clock.moment = START + timedelta(seconds=SPAN_SECONDS)
 
     def search(question: str) -> list[str]:
         fresh = Memory.open(str(root / ".memsite"), now=clock)
@@ -83,14 +139,16 @@ def memsite_system(facts: list[dict[str, Any]], root: Path) -> Callable[[str], l
     return search
 
 
-def fts5_system(facts: list[dict[str, Any]]) -> Callable[[str], list[str]]:
+def fts5_system(
+    facts: list[dict[str, Any]], others: list[dict[str, Any]]
+) -> Callable[[str], list[str]]:
     db = sqlite3.connect(":memory:")
     db.execute("CREATE VIRTUAL TABLE f USING fts5(id UNINDEXED, text, tokenize='porter unicode61')")
     db.executemany(
         "INSERT INTO f(id, text) VALUES (?, ?)",
         [
             (f["id"], " ".join([f["content"], *(f.get("tags") or []), f.get("key") or ""]))
-            for f in facts
+            for f in [*facts, *({**o, "id": "?"} for o in _current(others))]
         ],
     )
 
@@ -119,7 +177,8 @@ def measure(
         rank = found.index(q["answer"]) + 1 if q["answer"] in found else 0
         hit3 = int(0 < rank <= 3)
         reciprocal = 1 / rank if 0 < rank <= 5 else 0.0
-        for kind in ("all", q["set"], f"{q['set']}/{q['kind']}"):
+        half = f"half:{q['half']}"
+        for kind in ("all", q["set"], f"{q['set']}/{q['kind']}", half, f"{half}/{q['set']}"):
             kinds.setdefault(kind, []).append((hit3, reciprocal))
     return {
         kind: {
@@ -135,23 +194,33 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     parser.add_argument("--misses", action="store_true", help="list questions memsite misses")
+    parser.add_argument(
+        "--distractors", type=int, default=0, metavar="N", help="generated entries to add first"
+    )
+    parser.add_argument(
+        "--half", choices=("tune", "test"), help="with --misses: only this half's questions"
+    )
     args = parser.parse_args()
     facts, questions = load()
+    others = distractors(args.distractors)
     with tempfile.TemporaryDirectory() as tmp:
-        memsite = memsite_system(facts, Path(tmp))
+        memsite = memsite_system(facts, Path(tmp), others)
         results = {
             "memsite": measure(memsite, questions),
-            "fts5": measure(fts5_system(facts), questions),
+            "fts5": measure(fts5_system(facts, others), questions),
         }
         if args.misses:
             for q in questions:
+                if args.half and q["half"] != args.half:
+                    continue
                 found = memsite(q["question"])
                 if q["answer"] not in found[:3]:
                     print(f"{q['kind']:<10} {q['question']}  -> want {q['answer']}, got {found}")
     if args.json:
-        print(json.dumps({"facts": len(facts), "questions": len(questions), **results}, indent=2))
+        counts = {"facts": len(facts), "distractors": len(others), "questions": len(questions)}
+        print(json.dumps({**counts, **results}, indent=2))
         return
-    print(f"{len(facts)} facts, {len(questions)} questions")
+    print(f"{len(facts)} facts, {len(others)} distractors, {len(questions)} questions")
     print(f"{'system':<10} {'questions':<20} {'n':>4} {'recall@3':>9} {'mrr@5':>7}")
     for system, kinds in results.items():
         for kind, figures in kinds.items():

@@ -1,11 +1,14 @@
 """Ranked search: the index finds candidates, these rules put them in order. Pure.
 
-A query is analysed like the entries (``core.stem``: word tokens, Porter stems). Common words
-("how", "the", "do") are dropped unless the query has nothing else. Each word also stands for
-its synonyms from a short list of developer words (test/spec, repo/repository, ...) and for
-indexed terms that share its stem's start (deploy, deploying, deployment), both at reduced
-weight. A word with no exact match in the index also matches indexed words within edit distance
-1 (2 for words of 8+ characters; a swap of neighbours counts as 1), so ``pnmp`` finds pnpm.
+A query is analysed like the entries (``core.stem``: word tokens, Porter stems); only the query
+is expanded, so the index and the portal's analysis stay as they are. Common words ("how",
+"the", "do") are dropped unless the query has nothing else. Each word also stands, at reduced
+weight, for its alternatives in a developer thesaurus (``core.thesaurus``: test/spec, pr/pull
+request, k8s/kubernetes, ...), for compounds the index holds (``dark mode`` for darkmode or
+dark_mode; a snake_case word for its parts) and for indexed terms that share its stem's start
+(deploy, deploying, deployment). A word with no exact match in the index also matches indexed
+words within edit distance 1 (2 for words of 8+ characters; a swap of neighbours counts as 1),
+so ``pnmp`` finds pnpm, and the nearest of them brings its own thesaurus alternatives.
 
 A candidate's score is BM25 over its content terms and its tag and key terms (which count
 ``META_WEIGHT`` times), times the share of the query it covers (each word weighted by its IDF,
@@ -22,7 +25,9 @@ import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 
+from memsite.core import thesaurus
 from memsite.core.stem import stem
 from memsite.core.text import normalize, word_tokens
 
@@ -33,39 +38,18 @@ FUZZY_WEIGHT = {1: 0.6, 2: 0.35}
 PREFIX_WEIGHT = 0.5  # a term sharing the stem's start: deploy / deploying / deployment
 PREFIX_MIN = 4
 PREFIX_MAX_TERMS = 30
-SYNONYM_WEIGHT = 0.7
-# Words developers use for the same thing; each group's words stand in for one another.
-SYNONYMS = (
-    "test tests spec specs",
-    "doc docs documentation",
-    "repo repository",
-    "dependency dependencies dep deps package packages",
-    "remove delete drop",
-    "config configuration settings",
-    "llm ai",
-    "js javascript",
-    "ts typescript",
-    "db database",
-    "env environment",
-    "dir directory folder",
-    "run execute",
-    "pr prs",
-    "ci pipeline",
-    "lint linter linting",
-    "format formatter formatting",
-    "bug issue",
-    "error failure",
-    "install setup",
-    "branch branches",
-)
+SYNONYM_WEIGHT = 0.7  # a thesaurus alternative (core.thesaurus)
+COMPOUND_WEIGHT = 0.8  # "dark mode" for darkmode or dark_mode, and the parts of snake_case
 COVERAGE_POWER = 1.5
 PROXIMITY_BONUS = 0.25
 RECENCY_WEIGHT = 0.15
 RECENCY_HALF_LIFE_DAYS = 180.0
+# Function words and the words questions are put in ("how should we"); the tails of
+# contractions (what's, don't, I'm) are tokens of their own.
 STOPWORDS = frozenset(
-    """a about an and are as at be by can could do does for from has have how i if in into is
-    it its me my of on or our should so that the their them then there these this to us was we
-    what when where which who why will with would you your""".split()
+    """a about an and are as at be by can could d do does don for from has have how i if in into
+    is it its ll m me my of on or our re s should so t that the their them then there these this
+    to us ve was we what when where which who why will with would you your""".split()
 )
 
 
@@ -91,22 +75,36 @@ class Stats:
 
 
 def query_words(query: str) -> list[str]:
-    """The distinct words of a query, common words dropped unless nothing else is left."""
-    words = list(dict.fromkeys(word_tokens(normalize(query))))
-    kept = [w for w in words if w not in STOPWORDS]
+    """The distinct words of a query, common words dropped unless nothing else is left (and
+    words that stem to a common word, as ``one`` stems to ``on``: the index cannot tell them
+    apart)."""
+    words = list(dict.fromkeys(_tokens(query)))
+    common = _stopword_stems()
+    kept = [w for w in words if w not in STOPWORDS and stem(w) not in common]
     return kept or words
 
 
-def _synonyms() -> dict[str, list[str]]:
-    table: dict[str, list[str]] = {}
-    for group in SYNONYMS:
-        words = group.split()
-        for word in words:
-            table[word] = [w for w in words if w != word]
-    return table
+def _tokens(query: str) -> list[str]:
+    return word_tokens(thesaurus.rewrite(normalize(query)))
 
 
-_SYNONYM_TABLE = _synonyms()
+@cache
+def _stopword_stems() -> frozenset[str]:
+    return frozenset(stem(w) for w in STOPWORDS)
+
+
+def _compounds(words: Sequence[str]) -> dict[str, set[str]]:
+    """Index terms a query's words may be written as: neighbours joined (``dark mode`` as
+    darkmode or dark_mode) and the parts of a snake_case word, each with the words it serves."""
+    found: dict[str, set[str]] = {}
+    for first, second in itertools.pairwise(words):
+        for joined in (stem(first + second), f"{first}_{second}"):
+            found.setdefault(joined, set()).update((first, second))
+    for word in words:
+        for part in word.split("_") if "_" in word else ():
+            if part:
+                found.setdefault(stem(part), set()).add(word)
+    return found
 
 
 def plan(
@@ -115,40 +113,65 @@ def plan(
     nearby: Callable[[int, int], Iterable[str]],
     prefixed: Callable[[str, int], Iterable[str]] | None = None,
 ) -> list[Term]:
-    """The query's terms: each word's stem, its synonyms, indexed terms that share the stem's
-    start, and for a word the index lacks, its near spellings.
+    """The query's terms: each word's stem, its thesaurus alternatives, the compounds it may be
+    part of, indexed terms that share the stem's start, and for a word the index lacks, its
+    near spellings (whose own thesaurus alternatives follow, so ``pull reqeust`` finds pr).
 
     ``frequency`` gives document counts of stems; ``nearby(length, spread)`` the indexed words
     of about that length; ``prefixed(prefix, limit)`` indexed terms that start with a prefix.
     """
     words = query_words(query)
     stems = {w: stem(w) for w in words}
-    known = frequency(set(stems.values()))
+    compounds = _compounds(words)
+    known = frequency(set(stems.values()) | set(compounds))
+    fuzzy = {w: _near(w, nearby) for w in words if not known.get(stems[w]) and len(w) >= 3}
+    tokens = _tokens(query)
+    spelled = [stem(t) for t in tokens]
+    corrected = [_best(fuzzy[t], stem(t)) if t in fuzzy else stem(t) for t in tokens]
+    related = thesaurus.expansions(spelled, _stopword_stems())
+    for term, extra in thesaurus.expansions(corrected, _stopword_stems()).items():
+        related.setdefault(term, set()).update(extra)
     planned = []
     for word in words:
-        alternatives = {stems[word]: 1.0}
-        for other in _SYNONYM_TABLE.get(word, ()):
-            alternatives.setdefault(stem(other), SYNONYM_WEIGHT)
         root = stems[word]
+        alternatives = {root: 1.0}
+        for term, weight in sorted(fuzzy.get(word, {}).items()):
+            alternatives[term] = max(alternatives.get(term, 0.0), weight)
+        for base in sorted({root, _best(fuzzy.get(word, {}), root)}):
+            for other in sorted(related.get(base, ())):
+                weight = SYNONYM_WEIGHT * alternatives.get(base, 0.0)
+                alternatives[other] = max(alternatives.get(other, 0.0), weight)
+        for term, served in sorted(compounds.items()):
+            if word in served and known.get(term):
+                alternatives.setdefault(term, COMPOUND_WEIGHT)
         if prefixed is not None and len(root) >= PREFIX_MIN:
             start = root[: max(PREFIX_MIN, len(root) - 1)]
             for term in prefixed(start, PREFIX_MAX_TERMS):
                 alternatives.setdefault(term, PREFIX_WEIGHT)
-        if not known.get(stems[word]) and len(word) >= 3:
-            limit = 2 if len(word) >= 8 else 1
-            mine = _bigrams(word)
-            # An edit changes at most 3 of a word's bigrams (a swap: 3): a cheap filter first.
-            need = len(mine) - 3 * limit
-            for other in nearby(len(word), limit):
-                if need > 0 and len(mine & _bigrams(other)) < need:
-                    continue
-                distance = within_distance(word, other, limit)
-                if distance:
-                    target = stem(other)
-                    weight = FUZZY_WEIGHT[distance]
-                    alternatives[target] = max(alternatives.get(target, 0.0), weight)
         planned.append(Term(word, alternatives))
     return planned
+
+
+def _near(word: str, nearby: Callable[[int, int], Iterable[str]]) -> dict[str, float]:
+    """Stems of the indexed words within edit distance of ``word``, weighted by distance."""
+    limit = 2 if len(word) >= 8 else 1
+    mine = _bigrams(word)
+    # An edit changes at most 3 of a word's bigrams (a swap: 3): a cheap filter first.
+    need = len(mine) - 3 * limit
+    found: dict[str, float] = {}
+    for other in nearby(len(word), limit):
+        if need > 0 and len(mine & _bigrams(other)) < need:
+            continue
+        distance = within_distance(word, other, limit)
+        if distance:
+            target = stem(other)
+            found[target] = max(found.get(target, 0.0), FUZZY_WEIGHT[distance])
+    return found
+
+
+def _best(near: Mapping[str, float], default: str) -> str:
+    """The nearest spelling (ties: the first in order), or ``default`` when there is none."""
+    return min(near, key=lambda t: (-near[t], t)) if near else default
 
 
 def score(
