@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from memsite.core.compaction import ACTIVE, RETIRED, Finding
 from memsite.core.records import first_retirements
@@ -35,7 +36,6 @@ from memsite.errors import MemsiteError
 from memsite.portal.frames import render_frames
 from memsite.portal.model import Portal, PortalCache, build_portal, secret_ids
 from memsite.portal.render import Renderer
-from memsite.portal.resources import lunr_js
 from memsite.portal.searchdata import search_files
 from memsite.portal.site import MARKER, Site
 from memsite.portal.standing import FactClaims, fact_claims, repo_blob_base
@@ -61,6 +61,7 @@ def portal_for(
     if site_name and not site.get("site_name"):
         site["site_name"] = site_name
     result = memory.state().result
+    cache = cache or PortalCache()
     return build_portal(
         result,
         site,
@@ -70,6 +71,7 @@ def portal_for(
         findings=findings,
         sessions=shared_sessions(memory),
         claims=claims_for(memory),
+        file_links=file_links(memory, cache),
     )
 
 
@@ -136,6 +138,61 @@ def blob_base(memory: Memory) -> str | None:
     return repo_blob_base(repo_url, commit, prefix)
 
 
+def file_links(memory: Memory, cache: PortalCache | None = None) -> dict[str, str]:
+    """Where each committed entry file is shown on the repository host (``site.repo_url``):
+    the file at the commit that added it, by file name. One ``git log`` for the whole store
+    (remembered in ``cache`` while HEAD stays); none without a usable ``repo_url`` or git, and
+    none for a file not committed."""
+    repo_url = memory.config.site.get("repo_url")
+    if repo_blob_base(repo_url, "0" * 40) is None:
+        return {}  # no URL to link to: spare the git calls
+    from memsite.storage.git import run_git
+
+    folder = memory.store.entries_dir
+    try:
+        where = run_git(folder, "rev-parse", "--show-prefix", "HEAD", check=False)
+        lines = where.stdout.splitlines()
+        if where.returncode != 0 or len(lines) != 2:
+            return {}
+        prefix, head = lines[0].strip(), lines[1].strip()
+        if cache is not None and cache.file_links[0] == (head, prefix, repo_url):
+            return cache.file_links[1]
+        # Newest first; --relative: names relative to entries/, other folders left out.
+        done = run_git(
+            folder,
+            "-c",
+            "core.quotePath=false",
+            "log",
+            "--diff-filter=A",
+            "--no-renames",
+            "--relative",
+            "--name-only",
+            "--format=%H",
+            "--",
+            ".",
+            check=False,
+        )
+    except MemsiteError:
+        return {}
+    if done.returncode != 0:
+        return {}
+    added: dict[str, str] = {}
+    commit = ""
+    for line in done.stdout.splitlines():
+        if len(line) in (40, 64) and all(c in "0123456789abcdef" for c in line):
+            commit = line
+        elif line and "/" not in line and not line.startswith('"') and commit:
+            added.setdefault(line, commit)  # the latest addition of the file
+    links = {}
+    for name, sha in added.items():
+        base = repo_blob_base(repo_url, sha, prefix)
+        if base is not None:
+            links[name] = base + quote(name)
+    if cache is not None:
+        cache.file_links = ((head, prefix, repo_url), links)
+    return links
+
+
 def shared_sessions(memory: Memory) -> list[tuple[str, list[tuple[str, list[str]]]]]:
     """The sessions' daily logs, newest first, when they are shared in git
     (``memory.trackDaily``); otherwise none: a published site shows only what git holds."""
@@ -180,7 +237,7 @@ class BuildResult:
     pages: int
     warnings: list[str]
     findings: int
-    lunr_bytes: int = 0
+    search_bytes: int = 0
 
 
 def _write_chunk(site: Site, portal: Portal, ids: Sequence[str], counter: Any) -> int:
@@ -232,13 +289,12 @@ def build_site(
     cache = cache or PortalCache()
     portal = portal_for(memory, cache)
     search_task: Task[dict[str, bytes]] = Task(search_files, portal, fork=fork)
-    frames, search_config, warnings, copied = render_frames(
-        portal, memory.config.site, site_dir, strict=strict, site_url=site_url
-    )
+    made = render_frames(portal, memory.config.site, site_dir, strict=strict, site_url=site_url)
     # The config's site_url wins over the caller's, as in the MkDocs config (portal_config).
     base_url: str | None = memory.config.site.get("site_url") or site_url
-    site = Site(site_dir, frames, Renderer(), search_config, base_url)
-    site.put("assets/memsite/lunr.js", lunr_js().read_bytes())
+    site = Site(site_dir, made.frames, Renderer(), made.search_config, base_url)
+    for rel, data in made.assets.items():
+        site.put(rel, data)
     site.put(".nojekyll", b"")
     _write_entry_pages(site, portal, fork, progress)
     findings = findings_task.result()
@@ -255,14 +311,14 @@ def build_site(
     site.write_search(search)
     site.write_rest(portal)
     if earlier:
-        site.sweep(copied)
+        site.sweep(made.copied)
     total = len(portal.entries)
     result = BuildResult(
         site_dir=site_dir,
         entries=total,
         pages=1 + len(portal.categories) + 4 + len(portal.tags) + total,
-        warnings=warnings,
+        warnings=made.warnings,
         findings=len(findings),
-        lunr_bytes=len(search.get("search/memsite-lunr.json", b"")),
+        search_bytes=sum(len(data) for data in search.values()),
     )
     return site, portal, result

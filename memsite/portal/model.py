@@ -56,6 +56,9 @@ class PortalCache:
         self._views: dict[tuple[Any, ...], EntryView] = {}
         self._json: dict[tuple[Any, ...], str] = {}
         self._titles: dict[str, str] = {}
+        # The entry files' links on the repository host, and what they were read for
+        # (HEAD, the store's folder in the repository, repo_url): see build.file_links.
+        self.file_links: tuple[Any, dict[str, str]] = (None, {})
 
     def redacted(self, entry: Entry, full: bool) -> tuple[tuple[Any, ...], Entry]:
         key = (entry.filename, repr(entry.raw), full)
@@ -170,6 +173,7 @@ class EntryPage:
     losers: tuple[EntryView, ...]
     claims: FactClaims | None = None
     links: tuple[LinkView, ...] = ()
+    file_href: str | None = None  # the entry file on the repository host, at its commit
 
 
 @dataclass
@@ -243,6 +247,7 @@ class Portal:
     findings: list[FindingView] = field(default_factory=list)
     sessions: list[SessionView] = field(default_factory=list)
     claims: dict[str, FactClaims] = field(default_factory=dict)
+    file_links: dict[str, str] = field(default_factory=dict)  # entry id → its file's link
     position: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -289,6 +294,7 @@ class Portal:
             losers=losers,
             claims=claims,
             links=links,
+            file_href=self.file_links.get(entry_id),
         )
 
 
@@ -364,6 +370,7 @@ def build_portal(
     findings: Sequence[Finding] = (),
     sessions: Sequence[tuple[str, Sequence[tuple[str, Sequence[str]]]]] = (),
     claims: Mapping[str, FactClaims] | None = None,
+    file_links: Mapping[str, str] | None = None,
 ) -> Portal:
     """Redact the compaction result once and derive every view the pages need.
 
@@ -372,6 +379,8 @@ def build_portal(
     logs shared in git (name, [(day, lines)]), newest session first; their lines are
     redacted with the full scan (a log is free text) and stripped of control characters.
     ``claims`` are the facts' standings (only facts with something to show), redacted here.
+    ``file_links`` are the entry files' links on the repository host, by file name; a file
+    whose name redaction changes gets none (it would show the unredacted name).
     """
     cache = cache or PortalCache()
     full = secret_ids(findings)
@@ -399,6 +408,12 @@ def build_portal(
         for k, e in keyed
     }
     cache.keep_only({k for k, _ in keyed})
+    links = file_links or {}
+    linked = {
+        v.id: links[v.filename]
+        for v, original in zip(views, result.entries, strict=True)
+        if v.filename in links and v.filename == original.filename
+    }
     description = site.get("site_description")
     portal = Portal(
         site_name=str(site.get("site_name") or "Project memory"),
@@ -414,6 +429,7 @@ def build_portal(
         winner=dict(result.winner),
         losers=dict(losers),
         claims=safe_claims,
+        file_links=linked,
         sessions=[
             SessionView(
                 name,

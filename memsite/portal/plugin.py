@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -42,10 +43,14 @@ from memsite.errors import MemsiteError
 from memsite.portal.mkglue import add_ready_page, src_uri
 from memsite.portal.model import Portal
 from memsite.portal.render import PageOut, Renderer, nav_items, raw_files
-from memsite.portal.resources import lunr_js, site_config_dir
+from memsite.portal.resources import site_config_dir
 from memsite.storage.files import write_atomic
 
-ASSETS = ("assets/memsite/portal.css", "assets/memsite/search.js")
+ASSETS = (
+    "assets/memsite/portal.css",
+    "assets/memsite/search.js",
+    "assets/memsite/filter.js",
+)
 
 
 class MemsitePluginConfig(Config):  # type: ignore[no-untyped-call]
@@ -109,7 +114,6 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
         for entry in portal.entries:
             self._add(files, config, renderer.entry_page(portal.page(entry.id)), in_nav=False)
         sources = {name: site_config_dir() / "docs" / name for name in ASSETS}
-        sources["assets/memsite/lunr.js"] = lunr_js()
         for name, source in sources.items():
             files.append(
                 File.generated(
@@ -196,6 +200,17 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
         home = posixpath.relpath(src_uri(self.prefix), folder or ".")
         pattern = re.compile(r"(\]\(\s*)(?:\./)?" + re.escape(target.rstrip("/")) + r"/?(\s*\))")
         return pattern.sub(lambda m: f"{m.group(1)}{home}{m.group(2)}", markdown)
+
+    def on_post_page(self, output: str, /, *, page: Page, config: MkDocsConfig) -> str:
+        """Every page links the portal's Atom feed in its head, as ``memsite build``'s do."""
+        cut = output.find("</head>")
+        if cut < 0:
+            return output
+        folder = page.url if page.url.endswith("/") else posixpath.dirname(page.url)
+        href = posixpath.relpath(f"{self.prefix}feed.xml", folder.rstrip("/") or ".")
+        title = escape(f"{config.site_name}: latest changes")
+        link = f'<link rel="alternate" type="application/atom+xml" title="{title}" href="{href}">'
+        return output[:cut] + link + output[cut:]
 
     def on_serve(self, server: Any, /, *, config: MkDocsConfig, builder: Any) -> Any:
         """``mkdocs serve`` rebuilds when entries change, as it does for docs/."""

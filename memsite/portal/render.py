@@ -74,6 +74,9 @@ MONTH_SHELL = "timeline/memsite-shell/"
 # page stays small at any size; `memsite review` lists everything).
 REVIEW_SHOWN = 100
 REVIEW_SHOWN_ENTRIES = 12
+# ... and at most this many entries of each kind in all (at 100k entries the page would pass
+# 300 KB): later findings of the kind show their message and how many entries they name.
+REVIEW_KIND_ENTRIES = 120
 
 
 @dataclass(frozen=True)
@@ -315,6 +318,7 @@ class Renderer:
                 groups=review_groups(portal.findings),
                 shown=REVIEW_SHOWN,
                 shown_entries=REVIEW_SHOWN_ENTRIES,
+                kind_entries=REVIEW_KIND_ENTRIES,
             )
         )
         pages.append(

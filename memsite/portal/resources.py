@@ -1,4 +1,4 @@
-"""Where the portal's shipped files live: Jinja templates, MkDocs defaults, lunr.js.
+"""Where the portal's shipped files live: Jinja templates, MkDocs defaults.
 
 ``templates/`` and ``site-config/`` sit at the top of the repository and ship in the wheel as the
 packages ``memsite.templates`` and ``memsite.site_config``. A source or editable checkout finds
@@ -40,13 +40,3 @@ def templates_dir() -> Path:
 def site_config_dir() -> Path:
     """MkDocs/Material defaults (``mkdocs.yml``) and the portal's static assets (``docs/``)."""
     return _locate("site-config", "memsite.site_config")
-
-
-def lunr_js() -> Path:
-    """lunr.js as shipped by the installed mkdocs package (never a copy of our own)."""
-    import mkdocs
-
-    path = Path(mkdocs.__file__).parent / "contrib" / "search" / "templates" / "search" / "lunr.js"
-    if not path.is_file():
-        raise MemsiteError(f"lunr.js not found at {path}: reinstall mkdocs")
-    return path

@@ -1,46 +1,70 @@
-"""Search data of the portal: the prebuilt Lunr index, its id map, and Material's documents.
+"""Search data of the portal: memsite's own index, split so that a query loads only what it needs.
 
-The Lunr index is made with lunr.py: its text pipeline (trimmer, stop-word filter, Porter
-stemmer, the same algorithms as lunr.js) turns each field into terms at build time. What ships
-is compact: for every term, the short integer refs of the entries holding it per field (delta
-coded; a ref repeated once per extra occurrence). The browser hands these postings to lunr.js's
-own ``Builder``, which computes the BM25 field vectors exactly as lunr does, so nothing in the
-browser runs the text pipeline again. Shipping lunr.py's serialized field vectors instead would
-cost about 1.8 MB gzipped at 10,000 entries; this costs about half.
+The browser (``assets/memsite/search.js``) runs the CLI's ranking (``core.ranking``) over files
+written here, with the same analysis (``core.stem.terms``: word tokens, then Porter stems) and
+the same tables (synonyms, common words, weights), which ``meta.json`` carries. So the header
+box, the search page and ``memsite search`` agree on tokens, stems, typos and order.
 
-``refs`` are positions in ``memsite-docs.json`` (the separate id map, with what a result line
-shows). ``tests/site/test_search_index.py`` rebuilds a lunr.py ``Index`` from the postings and
-checks it equals the one lunr.py's stock ``Builder`` makes.
+Files under ``search/`` (``refs`` are positions in :attr:`Portal.entries`):
+
+* ``meta.json``: counts, the shared name lists (categories, tags, statuses), the first term of
+  every term shard, the word lengths that have a vocabulary file, and the ranking's tables.
+* ``t/N.json``: a contiguous, sorted range of terms, each with its document frequency and its
+  postings ``[ref delta, value, ...]``. A value is ``impact * 8 + status``: the term's BM25
+  weight in that entry (content terms, plus tag and key terms counting ``META_WEIGHT`` times)
+  times the entry's recency factor, scaled to an integer. Both factors of the CLI's score that
+  depend on one entry only are thus computed here, once. Shards are cut at about
+  :data:`SHARD_BYTES`; a term held by more than :data:`MAX_POSTINGS` entries keeps the
+  postings of its highest impacts (its frequency stays exact, for the IDF).
+* ``v/L.json``: the indexed words of length ``L`` (unstemmed), for typo matching.
+* ``i/XY.json``: ids starting with ``XY`` and their refs, for lookup by id prefix.
+* ``d/N.json``: what a result shows for refs ``N * CHUNK`` onwards: id, title, text, category,
+  tags, status, day, key.
+* ``f/KIND-N.json``: the refs (delta coded) of one category (``c``), tag (``g``) or status
+  (``s``), loaded when the search page filters on it.
+
+The CLI's score has one term these files cannot give: the bonus for query words that stand next
+to each other in a fact (it needs word positions). Everything else is the same formula.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
+import math
 import re
 import sys
-from collections.abc import Callable, Sequence
-from functools import cache
+import zlib
+from array import array
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from functools import lru_cache
+from operator import itemgetter
 from typing import Any
 
+from memsite.core import ranking
 from memsite.core.compaction import STATUSES
+from memsite.core.stem import stem
+from memsite.core.stem import terms as analyze
+from memsite.core.text import normalize, one_line, word_tokens
 from memsite.portal.model import EntryView, Portal
 
-# Where the index splits words (lunr's default is whitespace and '-'): also paths, snake_case,
-# dotted names and punctuation, so `migrations/0042_add_accounts.sql` is found by "accounts".
-# The browser uses the same expression (it is written into the index file) for queries.
-SEPARATOR = r"[\s\u00a0\-/\\.,;:!?()\[\]{}<>\"'`=&|#@$%_+*~^]+"
-_SPLIT = re.compile(SEPARATOR)
-FIELDS = ("content", "tags", "category", "key")
-BOOSTS = (1, 8, 2, 4)
-LUNR_FILE = "search/memsite-lunr.json"
-DOCS_FILE = "search/memsite-docs.json"
+VERSION = 2
+META_FILE = "search/meta.json"
+SHARD_BYTES = 48_000
+MAX_POSTINGS = 5_000
+CHUNK = 40  # results shown per fetch of ``d/N.json``
+TEXT_MAX = 600  # characters of an entry's text kept for its snippet
+SCALE = 50  # impacts are round(weight * SCALE): at most about 2.2 * 1.15 * 50 = 127
+ID_CHARS = 2
+MIN_WORD = 3  # the CLI's word table keeps words of 3+ characters
+_CODE_TICKS = re.compile(r"(`+)(.+?)\1")
 
 
 def import_lunr() -> None:
     """Import lunr.py without its optional NLTK language support (which pulls in SciPy, ~2 s).
 
-    MkDocs' and Material's search plugins import lunr.py too, so the portal build calls this
+    MkDocs' and Material's search plugins import lunr.py, so the portal build calls this
     before MkDocs runs.
     """
     if "lunr" in sys.modules:
@@ -55,143 +79,243 @@ def import_lunr() -> None:
             del sys.modules["nltk"]
 
 
-@cache
-def _pipeline() -> Callable[[str], str | None]:
-    import_lunr()
-    from lunr.stemmer import stemmer
-    from lunr.stop_word_filter import stop_word_filter
-    from lunr.token import Token
-    from lunr.trimmer import trimmer
-
-    @cache
-    def term(word: str) -> str | None:
-        token: Any = Token(word, {})
-        for step in (trimmer, stop_word_filter, stemmer):
-            token = step(token)
-            if not token:
-                return None
-        text = str(token)
-        return text or None
-
-    return term
+def meta_terms(tags: Iterable[str], key: str | None) -> list[str]:
+    """The analysed terms of an entry's tags and key, each once (as the CLI's index has them)."""
+    return list(_names_terms((*tags, *([key] if key else []))))
 
 
-def analyze(text: str) -> list[str]:
-    """The index terms of ``text``: lower-cased, split, then lunr.py's pipeline per word."""
-    term = _pipeline()
-    terms: list[str] = []
-    for word in _SPLIT.split(text.lower()):
-        if word:
-            found = term(word)
-            if found:
-                terms.append(found)
-    return terms
+@lru_cache(maxsize=16384)
+def _names_terms(names: tuple[str, ...]) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(t for name in names for t in analyze(name)))
 
 
-def field_values(entry: EntryView) -> tuple[str, str, str, str]:
-    """The indexed text of an entry, in :data:`FIELDS` order."""
-    return (entry.content, " ".join(t.name for t in entry.tags), entry.category, entry.key or "")
+def status_order() -> list[str]:
+    """Statuses with ``active`` first (a posting's low bits; 0 is the common case)."""
+    return sorted(STATUSES, key=lambda s: s != "active")
 
 
-def build_postings(docs: Sequence[Sequence[str]]) -> dict[str, Any]:
-    """The compact Lunr index of ``docs`` (each a sequence of field texts; ref = position)."""
-    postings: dict[str, list[list[int]]] = {}
-    nfields = len(FIELDS)
-    for ref, values in enumerate(docs):
-        for number, value in enumerate(values):
-            if not value:
-                continue
-            for term in analyze(value):
-                lists = postings.get(term)
-                if lists is None:
-                    lists = postings[term] = [[] for _ in range(nfields)]
-                lists[number].append(ref)
-    terms = sorted(postings)
-    encoded: list[list[Any]] = []
-    for term in terms:
-        row: list[Any] = []
-        for number, refs in enumerate(postings[term]):
-            if refs:
-                deltas = [refs[0]] + [b - a for a, b in itertools.pairwise(refs)]
-                row.append([number, deltas])
-        encoded.append(row)
-    return {
-        "version": 1,
-        "lunr": "2.3.9",
-        "separator": SEPARATOR,
-        "fields": list(FIELDS),
-        "boosts": list(BOOSTS),
-        "documentCount": len(docs),
-        "terms": terms,
-        "postings": encoded,
-    }
+def analysed(entry: EntryView) -> tuple[list[str], list[str], set[str]]:
+    """An entry's content terms, tag and key terms, and raw words (for typo matching).
+
+    The same as the CLI's index makes of it (``core.stem.terms``; the words table keeps words
+    of :data:`MIN_WORD` characters or more).
+    """
+    tokens = word_tokens(normalize(entry.content))
+    body = [stem(t) for t in tokens]
+    names = (*(t.name for t in entry.tags), *([entry.key] if entry.key else []))
+    words = {w for w in tokens if len(w) >= MIN_WORD}
+    words.update(_names_words(names))
+    return body, list(_names_terms(names)), words
 
 
-def decode_postings(data: dict[str, Any]) -> dict[str, list[dict[int, int]]]:
-    """term → per field {ref: term frequency} (the inverse of :func:`build_postings`)."""
-    out: dict[str, list[dict[int, int]]] = {}
-    for term, row in zip(data["terms"], data["postings"], strict=True):
-        fields: list[dict[int, int]] = [{} for _ in data["fields"]]
-        for number, deltas in row:
-            ref = 0
-            for delta in deltas:
-                ref += delta
-                fields[number][ref] = fields[number].get(ref, 0) + 1
-        out[term] = fields
+@lru_cache(maxsize=16384)
+def _names_words(names: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(w for n in names for w in word_tokens(normalize(n)) if len(w) >= MIN_WORD)
+
+
+def impacts(
+    entries: Sequence[EntryView],
+) -> tuple[dict[str, array[int]], dict[int, set[str]], float]:
+    """term → [ref, value, ref, value, ...] in ref order; words by length; the average length."""
+    rows = [analysed(e) for e in entries]
+    total = sum(len(body) + len(meta) for body, meta, _ in rows)
+    average = total / len(entries) if entries else 0.0
+    statuses = {name: n for n, name in enumerate(status_order())}
+    newest = max((_timestamp(e.created) for e in entries), default=0.0)
+    postings: dict[str, array[int]] = defaultdict(lambda: array("l"))
+    by_length: dict[int, set[str]] = defaultdict(set)
+    k1, b, meta_weight = ranking.K1, ranking.B, ranking.META_WEIGHT
+    for ref, (entry, (body, meta, words)) in enumerate(zip(entries, rows, strict=True)):
+        for word in words:
+            by_length[len(word)].add(word)
+        norm = k1 * (1 - b + b * (len(body) + len(meta)) / (average or 1.0))
+        age_days = (newest - _timestamp(entry.created)) / 86400
+        recency = 1 + ranking.RECENCY_WEIGHT * math.pow(
+            0.5, max(age_days, 0.0) / ranking.RECENCY_HALF_LIFE_DAYS
+        )
+        counts: Counter[str] = Counter(body)
+        for term in meta:
+            counts[term] += meta_weight  # type: ignore[assignment]
+        status = statuses[entry.status]
+        scale = SCALE * recency
+        for term, tf in counts.items():
+            impact = int(tf * (k1 + 1) / (tf + norm) * scale + 0.5) or 1
+            postings[term].extend((ref, impact * 8 + status))
+    return postings, by_length, round(average, 4)
+
+
+def _timestamp(created: str) -> float:
+    try:
+        return datetime.fromisoformat(created.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        return 0.0
+
+
+def _deltas(refs: Iterable[int]) -> list[int]:
+    out: list[int] = []
+    last = 0
+    for ref in refs:
+        out.append(ref - last)
+        last = ref
     return out
 
 
-def docs_map(portal: Portal) -> dict[str, Any]:
-    """The id map: ref → id, title, category, tags, status, day (indexes into shared lists)."""
-    categories = [c.name for c in portal.categories]
-    cat_index = {name: n for n, name in enumerate(categories)}
-    tags = [t.name for t in portal.tags]
-    tag_index = {name: n for n, name in enumerate(tags)}
-    statuses = list(STATUSES)
-    status_index = {name: n for n, name in enumerate(statuses)}
-    return {
-        "version": 1,
-        "categories": categories,
-        "categoryTitles": [c.title for c in portal.categories],
-        "tags": tags,
-        "statuses": statuses,
-        "docs": [
-            [
-                e.id,
-                e.title,
-                cat_index[e.category],
-                [tag_index[t.name] for t in e.tags],
-                status_index[e.status],
-                e.day,
-            ]
-            for e in portal.entries
-        ],
-    }
+def _encode_postings(found: array[int]) -> str:
+    """A term's postings as JSON ``[ref delta, value, ...]``, the strongest when too many."""
+    pairs = list(zip(found[::2], found[1::2], strict=True))
+    if len(pairs) > MAX_POSTINGS:
+        # Values are impact * 8 + status: their order is the impacts' order.
+        pairs = sorted(sorted(pairs, key=itemgetter(1), reverse=True)[:MAX_POSTINGS])
+    flat: list[int] = []
+    last = 0
+    for ref, value in pairs:
+        flat += (ref - last, value)
+        last = ref
+    return _dumps(flat)
+
+
+def term_shards(postings: dict[str, array[int]]) -> list[tuple[str, bytes]]:
+    """Sorted terms cut into shards of about :data:`SHARD_BYTES` of JSON: (first term, file)."""
+    shards: list[tuple[str, bytes]] = []
+    terms: list[str] = []
+    frequencies: list[int] = []
+    encoded: list[str] = []
+    size = 0
+
+    def cut() -> None:
+        body = (
+            f'{{"terms":{_dumps(terms)},"df":{_dumps(frequencies)},'
+            f'"postings":[{",".join(encoded)}]}}'
+        )
+        shards.append((terms[0] if terms else "", body.encode("utf-8")))
+
+    for term in sorted(postings):
+        found = postings[term]
+        data = _encode_postings(found)
+        cost = len(term) + len(data) + 10
+        if terms and size + cost > SHARD_BYTES:
+            cut()
+            terms, frequencies, encoded, size = [], [], [], 0
+        terms.append(term)
+        frequencies.append(len(found) // 2)
+        encoded.append(data)
+        size += cost
+    if terms or not shards:
+        cut()
+    return shards
+
+
+def _result_row(
+    entry: EntryView, cats: dict[str, int], tags: dict[str, int], statuses: dict[str, int]
+) -> list[Any]:
+    text = _CODE_TICKS.sub(r"\2", one_line(entry.content))  # code spans shown as their text
+    if len(text) > TEXT_MAX:
+        text = text[: TEXT_MAX - 1] + "…"
+    return [
+        entry.id,
+        entry.title,
+        text,
+        cats[entry.category],
+        [tags[t.name] for t in entry.tags],
+        statuses[entry.status],
+        entry.day,
+        entry.key or "",
+    ]
 
 
 def search_files(portal: Portal) -> dict[str, bytes]:
-    """``search/memsite-lunr.json`` and ``search/memsite-docs.json`` for the portal."""
-    postings = build_postings([field_values(e) for e in portal.entries])
+    """Every file of the portal's search index, by path under the site."""
+    entries = portal.entries
+    categories = [c.name for c in portal.categories]
+    cat_index = {name: n for n, name in enumerate(categories)}
+    tag_names = [t.name for t in portal.tags]
+    tag_index = {name: n for n, name in enumerate(tag_names)}
+    statuses = status_order()
+    status_index = {name: n for n, name in enumerate(statuses)}
+    postings, by_length, average = impacts(entries)
+    files: dict[str, bytes] = {}
+
+    shards = term_shards(postings)
+    for number, (_, data) in enumerate(shards):
+        files[f"search/t/{number}.json"] = data
+    for length, words in by_length.items():
+        files[f"search/v/{length}.json"] = _dump(sorted(words))
+
+    by_prefix: dict[str, list[list[Any]]] = defaultdict(list)
+    for ref, entry in enumerate(entries):
+        by_prefix[entry.id[:ID_CHARS].lower()].append([entry.id, ref])
+    for prefix, rows in by_prefix.items():
+        if _safe_name(prefix):
+            files[f"search/i/{prefix}.json"] = _dump(rows)
+
+    for number, start in enumerate(range(0, len(entries), CHUNK)):
+        chunk = entries[start : start + CHUNK]
+        rows = [_result_row(e, cat_index, tag_index, status_index) for e in chunk]
+        files[f"search/d/{number}.json"] = _dump(rows)
+
+    groups: dict[str, list[int]] = defaultdict(list)
+    for ref, entry in enumerate(entries):
+        groups[f"c-{cat_index[entry.category]}"].append(ref)
+        groups[f"s-{status_index[entry.status]}"].append(ref)
+        for tag in entry.tags:
+            groups[f"g-{tag_index[tag.name]}"].append(ref)
+    for name, refs in groups.items():
+        files[f"search/f/{name}.json"] = _dump(_deltas(refs))
+
+    meta = {
+        "version": VERSION,
+        "documents": len(entries),
+        "averageLength": average,
+        "scale": SCALE,
+        "chunk": CHUNK,
+        "idChars": ID_CHARS,
+        "minWord": MIN_WORD,
+        "categories": categories,
+        "categoryTitles": [c.title for c in portal.categories],
+        "tags": tag_names,
+        "statuses": statuses,
+        "shards": [first for first, _ in shards],
+        "lengths": sorted(by_length),
+        "ranking": ranking_tables(),
+    }
+    # Every other file is fetched as NAME?v=STAMP, and meta.json without the browser's cache:
+    # a page never mixes files of two builds.
+    stamp = 0
+    for name in sorted(files):
+        stamp = zlib.crc32(files[name], zlib.crc32(name.encode(), stamp))
+    meta["stamp"] = f"{stamp:08x}"
+    files[META_FILE] = _dump(meta)
+    return files
+
+
+def ranking_tables() -> dict[str, Any]:
+    """What ``search.js`` needs of ``core.ranking`` and ``core.thesaurus``, taken from them."""
+    from memsite.core import thesaurus
+
     return {
-        LUNR_FILE: _dump(postings),
-        DOCS_FILE: _dump(docs_map(portal)),
+        "stopwords": sorted(ranking.STOPWORDS),
+        "thesaurus": [
+            [" ".join(expression), [" ".join(o) for o in others]]
+            for expression, others in sorted(thesaurus.table().items())
+        ],
+        "symbols": thesaurus.SYMBOLS,
+        "synonymWeight": ranking.SYNONYM_WEIGHT,
+        "compoundWeight": ranking.COMPOUND_WEIGHT,
+        "prefixWeight": ranking.PREFIX_WEIGHT,
+        "prefixMin": ranking.PREFIX_MIN,
+        "prefixMaxTerms": ranking.PREFIX_MAX_TERMS,
+        "fuzzyWeight": {str(k): v for k, v in ranking.FUZZY_WEIGHT.items()},
+        "coveragePower": ranking.COVERAGE_POWER,
     }
 
 
+def _safe_name(prefix: str) -> bool:
+    return len(prefix) == ID_CHARS and all(c in "0123456789abcdef" for c in prefix)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def _dump(value: Any) -> bytes:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
-def material_docs(portal: Portal, prefix: str = "") -> list[dict[str, str]]:
-    """Documents for Material's header search: one per active entry (escaped HTML text)."""
-    from memsite.portal.text import search_html
-
-    return [
-        {
-            "location": f"{prefix}entries/{e.id}/",
-            "title": e.title,
-            "text": search_html(e.content),
-        }
-        for e in portal.entries
-        if e.active
-    ]
+    return _dumps(value).encode("utf-8")

@@ -18,7 +18,6 @@ from typing import Any
 from memsite.portal.frames import SHELL_ID, Frame
 from memsite.portal.model import Portal
 from memsite.portal.render import PageOut, Renderer, raw_files
-from memsite.portal.searchdata import material_docs
 from memsite.storage.files import storage_errors, write_atomic
 
 MARKER = ".memsite-site"
@@ -122,7 +121,7 @@ class Site:
         return changed
 
     def write_rest(self, portal: Portal, *, atomic: bool = False) -> int:
-        """Main pages, JSON files, raw files, sitemap and Material's search index."""
+        """Main pages, JSON files, raw files, sitemap and Material's search index (nav pages)."""
         changed = 0
         pages = self.renderer.main_pages(portal)
         for page in pages:
@@ -139,7 +138,7 @@ class Site:
         if self.put("sitemap.xml", xml, atomic=atomic):
             self.put("sitemap.xml.gz", _gzip(xml), atomic=atomic)
         docs = [{"location": p.path, "title": p.title, "text": ""} for p in pages]
-        index = {"config": self.search_config, "docs": docs + material_docs(portal)}
+        index = {"config": self.search_config, "docs": docs}
         data = json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         changed += self.put("search/search_index.json", data, atomic=atomic)
         return changed

@@ -56,7 +56,7 @@ def test_gh_deploy_pushes_the_site(repo: tuple[Path, Path]) -> None:
     assert answer["status"] == "deployed" and answer["branch"] == "gh-pages"
     listing = run(remote, "git", "ls-tree", "-r", "--name-only", "gh-pages").stdout.split()
     assert "index.html" in listing and ".nojekyll" in listing
-    assert "llms.txt" in listing and "search/memsite-lunr.json" in listing
+    assert "llms.txt" in listing and "search/meta.json" in listing
     entries = [p for p in listing if p.startswith("entries/") and p.endswith("/index.html")]
     assert len(entries) == 64
     message = run(remote, "git", "log", "-1", "--format=%s", "gh-pages").stdout

@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from memsite.portal.searchdata import analyze, decode_postings
+from memsite.core.stem import terms as analyze
 from tests.e2e.conftest import SCREENSHOTS, PageWatch, serve_folder
 from tests.portal.conftest import Built, build, copy_demo, hostile_entries
+from tests.portal.searchfiles import read_search
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 VIEWPORT = {"width": 1240, "height": 820}
@@ -37,34 +37,25 @@ def page(browser: Any) -> Iterator[Any]:
 def target(built: Built) -> tuple[str, str]:
     """An active entry with a history, and a word found in no other entry."""
     result = built.memory.state().result
-    lunr = json.loads((built.site / "search" / "memsite-lunr.json").read_text())
-    postings = decode_postings(lunr)
+    postings = read_search(built.site).postings
     for entry in result.active():
         if not result.replaced(entry.id):
             continue
         for word in re.findall(r"[A-Za-z]{5,}", entry.content):
             terms = analyze(word)
-            if len(terms) == 1 and sum(len(f) for f in postings[terms[0]]) == 1:
+            if len(terms) == 1 and postings[terms[0]][0] == 1:
                 return entry.id, word
     raise AssertionError("no entry with history and a unique word in the demo store")
 
 
 def header_search(page: Any, word: str) -> Any:
-    """Type into Material's header search (its worker may still be loading: retry)."""
-    from playwright.sync_api import TimeoutError as PlaywrightTimeout
-
-    box = page.locator("input.md-search__input")
-    results = page.locator(".md-search-result__list")
-    for _ in range(5):
-        page.locator(".md-search__input").first.click()
-        box.fill("")
-        page.keyboard.type(word, delay=20)
-        try:
-            results.locator("li").first.wait_for(timeout=3000)
-            return results
-        except PlaywrightTimeout:
-            continue
-    raise AssertionError(f"Material's search found nothing for {word!r}")
+    """Type into the header search box; returns its result list once it shows ``word``'s."""
+    page.locator("#memsite-header-q").click()
+    page.keyboard.type(word, delay=20)
+    page.wait_for_function(
+        "q => document.getElementById('memsite-header-search').dataset.query === q", arg=word
+    )
+    return page.locator("#memsite-header-results")
 
 
 def test_home_page(demo: tuple[Built, str], page: Any) -> None:
@@ -111,9 +102,11 @@ def test_search_filters(demo: tuple[Built, str], page: Any) -> None:
     assert page.locator("#memsite-results li").count() == len(superseded)
     page.select_option("#memsite-status", "")
     page.select_option("#memsite-category", "decisions")
+    page.wait_for_function("() => location.search.includes('category=decisions')")
     decisions = [e for e in result.entries if e.category == "decisions"]
     assert page.locator("#memsite-results li").count() == len(decisions)
     page.select_option("#memsite-tag", "redis")
+    page.wait_for_function("() => location.search.includes('tag=redis')")
     rows = page.locator("#memsite-results li")
     expected = [e for e in decisions if "redis" in e.tags]
     assert rows.count() == len(expected) >= 1

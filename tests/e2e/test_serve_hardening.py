@@ -76,7 +76,7 @@ def test_browsers_leaving_mid_answer_print_nothing(tmp_path: Path) -> None:
     store = copy_demo(tmp_path)
     proc, port = start(store)
     try:
-        for path in ("/livereload/1", "/search/memsite-docs.json", "/timeline/"):
+        for path in ("/livereload/1", "/search/meta.json", "/timeline/"):
             with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
                 sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
                 sock.setsockopt(

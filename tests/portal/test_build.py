@@ -20,6 +20,7 @@ from tests.portal.conftest import (
     parse_page,
     resolve_link,
 )
+from tests.portal.searchfiles import read_search
 
 
 def entry_links(site: Path, entry_id: str) -> set[str]:
@@ -122,7 +123,8 @@ def test_pages_and_raw_files(demo_site: Built) -> None:
     llms = (site / "llms.txt").read_text()
     assert llms.startswith("# Acme Checkout")
     assert "(index.md)" in llms
-    assert (site / "assets" / "memsite" / "lunr.js").read_bytes().startswith(b"/**")
+    assert (site / "assets" / "memsite" / "search.js").is_file()
+    assert not (site / "assets" / "memsite" / "lunr.js").exists()
     assert (site / ".nojekyll").exists()
     assert not (site / "entries" / "memsite-shell").exists()
     for page in html_pages(site):
@@ -185,12 +187,13 @@ def test_sitemap_and_search_index(demo_site: Built) -> None:
         gzip.decompress((site / "sitemap.xml.gz").read_bytes())
         == (site / "sitemap.xml").read_bytes()
     )
+    # Material's index holds the navigation pages alone; memsite's (search/) every entry.
     material = json.loads((site / "search" / "search_index.json").read_text())
     locations = {d["location"] for d in material["docs"]}
+    assert {"", "tags/", "timeline/", "review/", "search/"} <= locations
+    assert not [loc for loc in locations if loc.startswith("entries/")]
     result = demo_site.memory.state().result
-    for entry in result.active():
-        assert f"entries/{entry.id}/" in locations
-    assert material["config"]["lang"] == ["en"]
+    assert sorted(read_search(site).ids) == sorted(e.id for e in result.entries)
 
 
 def test_sitemap_lists_every_page_with_a_site_url(tmp_path: Path) -> None:

@@ -38,8 +38,8 @@ def test_empty_store_gives_an_empty_portal(runner: Invoke, store_root: Path) -> 
     site = store_root / "site"
     assert "The memory is empty" in (site / "index.html").read_text()
     assert broken_links(site) == []
-    docs = json.loads((site / "search" / "memsite-docs.json").read_text())
-    assert docs["docs"] == []
+    meta = json.loads((site / "search" / "meta.json").read_text())
+    assert meta["documents"] == 0 and meta["shards"] == [""]
     assert (site / "timeline" / "index.html").is_file()
 
 

@@ -102,8 +102,8 @@ def test_history_closures_are_transitive(tmp_path: Path) -> None:
 def test_lunr_loads_without_nltk() -> None:
     code = (
         "import sys\n"
-        "from memsite.portal.searchdata import analyze\n"
-        "analyze('words')\n"
+        "from memsite.portal.searchdata import import_lunr\n"
+        "import_lunr()\n"
         "print('lunr' in sys.modules, 'nltk' in sys.modules, 'scipy' in sys.modules)\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import subprocess
@@ -12,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.portal.conftest import broken_links, copy_demo, hostile_entries, html_pages
+from tests.portal.searchfiles import read_search
 from tests.portal.test_security import injected
 
 
@@ -53,8 +53,8 @@ def test_plugin_mounts_the_portal_under_memory(tmp_path: Path) -> None:
     entries = [p for p in (portal / "entries").iterdir() if p.is_dir()]
     assert len(entries) == 64
     assert (portal / "index.md").is_file() and (portal / "llms.txt").is_file()
-    assert (portal / "assets" / "memsite" / "lunr.js").is_file()
-    assert json.loads((portal / "search" / "memsite-docs.json").read_text())["docs"]
+    assert (portal / "assets" / "memsite" / "search.js").is_file()
+    assert len(read_search(portal).rows) == 64
     assert broken_links(site) == []
     home = (site / "index.html").read_text()
     nav = home.split('class="md-nav md-nav--primary"', 1)[1].split('class="md-content"', 1)[0]
@@ -163,3 +163,28 @@ def test_a_host_nav_names_where_the_memory_goes(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert nav_labels(nav_of(without / "site" / "index.html")) == ["Home", "Guide"]
     assert (without / "site" / "memory" / "timeline" / "index.html").is_file()
+
+
+@pytest.mark.parametrize("directory_urls", [True, False])
+def test_every_page_links_the_feed_in_its_head(tmp_path: Path, directory_urls: bool) -> None:
+    root = project(tmp_path, "  - memsite\n")
+    if not directory_urls:
+        with (root / "mkdocs.yml").open("a") as config:
+            config.write("use_directory_urls: false\n")
+    copy_demo(root)
+    done = mkdocs_build(root)
+    assert done.returncode == 0, done.stderr
+    site = root / "site"
+    feed = site / "memory" / "feed.xml"
+    assert feed.is_file()
+    # 404.html is a template, not a page (served at any URL: no relative link holds there)
+    pages = [page for page in html_pages(site) if page.path.name != "404.html"]
+    assert len(pages) > 64
+    for page in pages:
+        head = page.path.read_text(encoding="utf-8").split("</head>", 1)[0]
+        links = re.findall(r'<link rel="alternate" type="application/atom\+xml"[^>]*>', head)
+        assert len(links) == 1, page.url
+        assert 'title="Sample project: latest changes"' in links[0]
+        href = re.search(r'href="([^"]+)"', links[0])
+        assert href is not None
+        assert (page.path.parent / href.group(1)).resolve() == feed.resolve(), page.url

@@ -1,168 +1,147 @@
-"""The prebuilt Lunr index: lunr.py's pipeline, compact postings, exactly lunr's scores."""
+"""The portal's split search index: the CLI's terms and weights, small shards, safe names."""
 
 from __future__ import annotations
 
-import gzip
+import dataclasses
 import json
+import math
+from array import array
 from pathlib import Path
-from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from memsite.portal.model import build_portal
-from memsite.portal.searchdata import (
-    _SPLIT,
-    BOOSTS,
-    FIELDS,
-    analyze,
-    build_postings,
-    decode_postings,
-    docs_map,
-    field_values,
-    import_lunr,
-)
+from memsite.core import ranking
+from memsite.core.stem import terms as analyze
+from memsite.portal import searchdata
+from memsite.portal.build import portal_for
+from memsite.portal.model import PortalCache
 from tests.portal.conftest import Built, build, copy_demo, hostile_entries
-
-import_lunr()
-from lunr.builder import Builder  # noqa: E402
-from lunr.index import Index  # noqa: E402
-from lunr.stemmer import stemmer  # noqa: E402
-from lunr.stop_word_filter import stop_word_filter  # noqa: E402
-from lunr.trimmer import trimmer  # noqa: E402
-
-EXTRA = [
-    ("constructor __proto__ hasOwnProperty toString", "", "conventions", ""),
-    ("repeat repeat repeat words words", "a b", "decisions", "repeat-key"),
-    ("Caf\u00e9 na\u00efve \u65e5\u672c\u8a9e `migrations/0042_add_accounts.sql`", "", "ops", ""),
-]
+from tests.portal.searchfiles import read_search
 
 
-def stock_index(docs: list[tuple[str, ...]]) -> Index:
-    """What lunr.py's own Builder makes of the same words (split as the portal splits)."""
-    builder = Builder()
-    builder.pipeline.add(trimmer, stop_word_filter, stemmer)
-    builder.search_pipeline.add(stemmer)
-    builder.ref("ref")
-    for name, boost in zip(FIELDS, BOOSTS, strict=True):
-        builder.field(name, boost=boost)
-    for ref, values in enumerate(docs):
-        doc: dict[str, Any] = {"ref": str(ref)}
-        for name, value in zip(FIELDS, values, strict=True):
-            doc[name] = [w for w in _SPLIT.split(value.lower()) if w]
-        builder.add(doc)
-    return builder.build()
+def test_terms_and_frequencies_are_the_clis(demo_site: Built) -> None:
+    found = read_search(demo_site.site)
+    index = demo_site.memory.index()
+    vocabulary = index.terms_with_prefix("", 1_000_000)
+    assert sorted(found.postings) == sorted(vocabulary)
+    frequency = index.document_frequency(set(vocabulary))
+    assert {t: df for t, (df, _) in found.postings.items()} == frequency
+    for length in found.meta["lengths"]:
+        words = json.loads((demo_site.site / "search" / "v" / f"{length}.json").read_text())
+        assert words == sorted(index.words_near(length, 0)), length
+    assert found.meta["documents"] == index.entry_count()
+    assert found.meta["averageLength"] == pytest.approx(index.average_length(), abs=1e-3)
 
 
-def index_from_postings(data: dict[str, Any]) -> Index:
-    """The index the browser makes: postings handed to the Builder (as search.js does)."""
-    builder = Builder()
-    builder.search_pipeline.add(stemmer)
-    builder.ref("ref")
-    fields = data["fields"]
-    for name, boost in zip(fields, data["boosts"], strict=True):
-        builder.field(name, boost=boost)
-    builder.document_count = data["documentCount"]
-    for ref in range(data["documentCount"]):
-        builder._documents[str(ref)] = {}
-        for name in fields:
-            builder.field_term_frequencies[f"{name}/{ref}"] = {}
-            builder.field_lengths[f"{name}/{ref}"] = 0
-    for term, per_field in decode_postings(data).items():
-        posting: dict[str, Any] = {"_index": builder.term_index}
-        builder.term_index += 1
-        for name, refs in zip(fields, per_field, strict=True):
-            posting[name] = {}
-            for ref, tf in refs.items():
-                posting[name][str(ref)] = {}
-                builder.field_term_frequencies[f"{name}/{ref}"][term] = tf
-                builder.field_lengths[f"{name}/{ref}"] += tf
-        builder.inverted_index[term] = posting
-    return builder.build()
+def test_posting_values_are_the_bm25_weights(demo_site: Built) -> None:
+    """value >> 3 is round(SCALE * recency * BM25 term weight); value & 7 the status."""
+    found = read_search(demo_site.site)
+    result = demo_site.memory.state().result
+    by_id = {e.id: e for e in result.entries}
+    newest = max(e.created for e in result.entries)
+    average = found.meta["averageLength"]
+    statuses = found.meta["statuses"]
+    assert statuses[0] == "active"
+    checked = 0
+    for ref, row in enumerate(found.rows):
+        entry = by_id[row[0]]
+        body = analyze(entry.content)
+        meta = searchdata.meta_terms(entry.tags, entry.key)
+        length = len(body) + len(meta)
+        norm = ranking.K1 * (1 - ranking.B + ranking.B * length / average)
+        age = (newest - entry.created).total_seconds() / 86400
+        recency = 1 + ranking.RECENCY_WEIGHT * 0.5 ** (age / ranking.RECENCY_HALF_LIFE_DAYS)
+        for term in set(body) | set(meta):
+            tf = body.count(term) + ranking.META_WEIGHT * meta.count(term)
+            weight = tf * (ranking.K1 + 1) / (tf + norm) * recency
+            value = found.postings[term][1][ref]
+            assert math.isclose(value >> 3, weight * searchdata.SCALE, abs_tol=0.51), term
+            assert statuses[value & 7] == result.status[entry.id]
+            checked += 1
+    assert checked > 1000
 
 
-def semantic(index: Index) -> tuple[dict[str, Any], dict[str, dict[str, float]]]:
-    """Postings without term numbers, and each field vector as term → score."""
-    names = {p["_index"]: t for t, p in index.inverted_index.items()}
+def test_shards_are_sorted_contiguous_and_small() -> None:
     postings = {
-        t: {f: sorted(refs) for f, refs in p.items() if f != "_index"}
-        for t, p in index.inverted_index.items()
+        f"term{n:04d}": array("l", [r for ref in range(n % 50 + 1) for r in (ref, 8)])
+        for n in range(3000)
     }
-    vectors = {}
-    for ref, vector in index.field_vectors.items():
-        items = vector.elements
-        vectors[ref] = {names[items[i]]: round(items[i + 1], 3) for i in range(0, len(items), 2)}
-    return postings, vectors
+    shards = searchdata.term_shards(postings)
+    assert len(shards) > 5
+    seen: list[str] = []
+    for first, data in shards:
+        shard = json.loads(data)
+        assert shard["terms"][0] == first and shard["terms"] == sorted(shard["terms"])
+        assert len(data) <= searchdata.SHARD_BYTES + 1000
+        seen += shard["terms"]
+    assert seen == sorted(postings)
 
 
-@pytest.fixture(scope="module")
-def corpus(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[str, ...]]:
-    store = copy_demo(tmp_path_factory.mktemp("corpus"))
+def test_a_common_term_keeps_its_strongest_postings(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(searchdata, "MAX_POSTINGS", 10)
+    flat = array("l")
+    for ref in range(100):
+        flat.extend((ref, ((ref * 37) % 100 + 1) * 8))
+    ((_, data),) = searchdata.term_shards({"common": flat})
+    shard = json.loads(data)
+    assert shard["df"] == [100]  # the frequency stays exact, for the IDF
+    deltas = shard["postings"][0]
+    kept, ref = [], 0
+    for k in range(0, len(deltas), 2):
+        ref += deltas[k]
+        kept.append((ref, deltas[k + 1]))
+    assert len(kept) == 10
+    assert sorted(v >> 3 for _, v in kept) == list(range(91, 101))
+
+
+def test_every_file_is_listed_and_named_safely(tmp_path: Path) -> None:
+    store = copy_demo(tmp_path)
     hostile_entries(store)
     built = build(store)
-    state = built.memory.state()
-    portal = build_portal(state.result, {}, {"conventions": 1}, 2000)
-    return [field_values(e) for e in portal.entries] + EXTRA
+    folder = built.site / "search"
+    found = read_search(built.site)
+    meta = found.meta
+    names = {p.relative_to(folder).as_posix() for p in folder.rglob("*.json")}
+    expected = {"meta.json", "search_index.json"}
+    expected |= {f"t/{n}.json" for n in range(len(meta["shards"]))}
+    expected |= {f"v/{n}.json" for n in meta["lengths"]}
+    expected |= {f"d/{n}.json" for n in range(-(-meta["documents"] // meta["chunk"]))}
+    expected |= {f"i/{i[:2]}.json" for i in found.ids}
+    expected |= {n for n in names if n.startswith("f/")}
+    assert names == expected
+    assert all(len(n) < 40 for n in names)
+    rows = {row[0]: row for row in found.rows}
+    assert len(rows) == len(built.memory.state().result.entries)
 
 
-def test_postings_give_exactly_lunr_pys_index(corpus: list[tuple[str, ...]]) -> None:
-    ours = index_from_postings(json.loads(json.dumps(build_postings(corpus))))
-    assert semantic(ours) == semantic(stock_index(corpus))
+@st.composite
+def contents(draw: st.DrawFn) -> list[str]:
+    text = st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=120)
+    return draw(st.lists(text.filter(str.strip), min_size=1, max_size=6))
 
 
-@pytest.mark.parametrize(
-    "query", ["redis", "pnpm", "deploy staging", "accounts", "constructor", "repeat", "caf\u00e9"]
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
-def test_queries_rank_as_lunr_py_does(corpus: list[tuple[str, ...]], query: str) -> None:
-    ours = index_from_postings(build_postings(corpus))
-    stock = stock_index(corpus)
-    got = [(r["ref"], round(r["score"], 6)) for r in ours.search(query)]
-    assert got == [(r["ref"], round(r["score"], 6)) for r in stock.search(query)]
-    assert got, query
-
-
-def test_analyze_splits_code_and_paths() -> None:
-    assert analyze("See `migrations/0042_add_accounts.sql`.") == [
-        "see",
-        "migrat",
-        "0042",
-        "add",
-        "account",
-        "sql",
+@given(texts=contents())
+def test_any_text_gives_a_readable_index(demo_site: Built, texts: list[str]) -> None:
+    portal = portal_for(demo_site.memory, PortalCache())
+    for n, text in enumerate(texts):
+        portal.entries[n] = dataclasses.replace(portal.entries[n], content=text)
+    files = searchdata.search_files(portal)
+    meta = json.loads(files[searchdata.META_FILE])
+    seen = []
+    for number in range(len(meta["shards"])):
+        shard = json.loads(files[f"search/t/{number}.json"])
+        seen += shard["terms"]
+    assert seen == sorted(seen)
+    for text in texts:
+        assert set(analyze(text)) <= set(seen)
+    rows = json.loads(files["search/d/0.json"])
+    assert [row[2] for row in rows[: len(texts)]] == [
+        searchdata._CODE_TICKS.sub(r"\2", searchdata.one_line(t))[: searchdata.TEXT_MAX]
+        for t in texts
     ]
-    assert analyze("the and of") == []  # lunr's stop words
-
-
-def test_refs_are_short_integers_with_a_separate_id_map(demo_site: Built) -> None:
-    site = demo_site.site
-    lunr_data = json.loads((site / "search" / "memsite-lunr.json").read_text())
-    docs = json.loads((site / "search" / "memsite-docs.json").read_text())
-    assert lunr_data["documentCount"] == len(docs["docs"]) == 64
-    refs = {r for row in decode_postings(lunr_data).values() for f in row for r in f}
-    assert refs <= set(range(64))
-    ids = [d[0] for d in docs["docs"]]
-    assert len(set(ids)) == 64 and all(len(i) == 36 for i in ids)
-    assert "-" not in json.dumps(lunr_data["postings"])  # no UUIDs in the index
-    assert docs["statuses"] == ["active", "superseded", "duplicate", "overridden", "retired"]
-
-
-def test_docs_map_points_into_shared_lists(demo_site: Built) -> None:
-    state = demo_site.memory.state()
-    portal = build_portal(state.result, {}, {"conventions": 1}, 2000)
-    data = docs_map(portal)
-    for row, entry in zip(data["docs"], portal.entries, strict=True):
-        assert row[0] == entry.id
-        assert data["categories"][row[2]] == entry.category
-        assert [data["tags"][t] for t in row[3]] == [t.name for t in entry.tags]
-        assert data["statuses"][row[4]] == entry.status
-
-
-def test_index_size_per_entry_is_small(demo_site: Built) -> None:
-    data = (demo_site.site / "search" / "memsite-lunr.json").read_bytes()
-    assert len(gzip.compress(data)) / 64 < 160  # bytes per entry, gzipped (10k: see benchmarks)
-
-
-def test_no_text_pipeline_in_the_browser() -> None:
-    script = Path(__file__).resolve().parents[2] / "site-config/docs/assets/memsite/search.js"
-    source = script.read_text()
-    assert "builder.pipeline.reset()" in source
-    assert "innerHTML" not in source
+    assert all(name.startswith("search/") and ".." not in name for name in files)

@@ -10,6 +10,7 @@ from memsite.memory import Memory
 from memsite.portal.model import PortalCache
 from memsite.portal.serve import _Watch, background, cold_build, update
 from tests.portal.conftest import broken_links, copy_demo
+from tests.portal.searchfiles import read_search
 
 URL = "http://127.0.0.1:8000/"
 
@@ -43,8 +44,7 @@ def test_one_new_entry_rewrites_only_what_shows_it(tmp_path: Path) -> None:
     assert new_id in (site_dir / "index.html").read_text()
     assert broken_links(site_dir) == []
     background(session)
-    docs = json.loads((site_dir / "search" / "memsite-docs.json").read_text())
-    assert docs["docs"][0][0] == new_id
+    assert read_search(site_dir).ids[0] == new_id
 
 
 def test_superseding_and_deleting_update_both_sides(tmp_path: Path) -> None:

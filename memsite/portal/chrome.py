@@ -1,0 +1,288 @@
+"""Lean page chrome: the frames Material rendered, made small once before memsite fills them.
+
+At 100,000 entries every byte of the entry frame is written 100,000 times, and GitHub Pages
+publishes at most 1 GB. So each frame is rewritten once, by rules that keep its look and its
+behaviour (instant navigation, palette toggle, search):
+
+* a run of whitespace holding a line break becomes one line break, and a line break between
+  two tags goes (outside ``<pre>``, ``<textarea>`` and ``<script>``; the page body is not part
+  of the frame, so entry text is never touched);
+* each inline icon becomes ``<svg …><use href="…/icons-<hash>.svg#<id>"/></svg>``: one shared
+  sprite file holds the drawings (a ``<title>`` and every attribute but ``xmlns`` stay);
+* Material's small inline scripts move to shared files run at the same place (classic
+  synchronous scripts: same order, same effect); the page's ``__config`` JSON loses its
+  spaces;
+* the empty, hidden table-of-contents sidebar goes (portal pages have no table of contents);
+* frames of pages outside the navigation (tags, months) keep the navigation's top level only;
+* the entry frame, written once per entry, keeps the header (logo, title, palette toggle; its
+  search button opens the search page instead of holding the search box), one stylesheet
+  link (a shared file importing Material's and memsite's), an empty sidebar (the content
+  stays where it is on every page; the breadcrumbs lead to the category) and no footer or
+  back-to-top button. Instant navigation swaps the page's container only, so the
+  next page brings its own navigation and footer.
+
+A rule whose markup is not found leaves the page as it is: a new Material release can make
+pages larger, never broken (tests bound the size).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from html import escape
+
+ASSET_DIR = "assets/memsite/"
+_RAW = re.compile(r"(<(pre|textarea|script)\b.*?</\2>)", re.S | re.I)
+_SPACE = re.compile(r"[ \t\r\f]*\n\s*")
+_BETWEEN_TAGS = re.compile(r">\n<")
+_ICON = re.compile(r"<svg([^>]*)>((?:(?!<use\b|<svg\b).)*?)</svg>", re.S)
+_XMLNS = re.compile(r'\s+xmlns="http://www\.w3\.org/2000/svg"')
+_VIEWBOX = re.compile(r'\bviewBox="([^"]*)"')
+_TITLE = re.compile(r"<title>[^<]*</title>")
+_SCRIPT = re.compile(r"<script>((?:(?!</script>).)+)</script>", re.S)
+_SCOPE = re.compile(r'new URL\("[./]*",location\)')
+_CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</script>)', re.S)
+_TOC = (
+    '<div class="md-sidebar md-sidebar--secondary" data-md-component="sidebar" data-md-type="toc"'
+)
+_NAV = '<nav class="md-nav md-nav--primary"'
+_NESTED = re.compile(r'<li class="md-nav__item[^"]*md-nav__item--nested[^"]*">')
+_GENERATOR = re.compile(r'<meta name="generator" content="[^"]*">')
+_SIDEBAR = '<div class="md-sidebar md-sidebar--primary"'
+# Where the navigation is on every other page (the content stays in place): instant navigation
+# brings the next page's navigation with its container.
+_EMPTY_SIDEBAR = (
+    '<div class="md-sidebar md-sidebar--primary" data-md-component="sidebar"'
+    ' data-md-type="navigation"><div class="md-sidebar__scrollwrap">'
+    '<div class="md-sidebar__inner"></div></div></div>'
+)
+_STYLESHEETS = re.compile(r'(?:<link rel="stylesheet" href="([^"]+)">\n?){2,}')
+# Placeholders instant navigation fills only on pages that have them (empty in the portal).
+_PLACEHOLDERS = '<div data-md-component="skip"></div><div data-md-component="announce"></div>'
+_TABBED = re.compile(r'<script>[^<]*"__tabbed_"[^<]*</script>\n?')
+_SEARCH_BUTTON = '<label class="md-header__button md-icon" for="__search">'
+_SEARCH_BOX = '<div class="md-search"'
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=4).hexdigest()
+
+
+@dataclass
+class ChromeAssets:
+    """The shared files the lean frames point at: the icon sprite and the moved scripts."""
+
+    icons: dict[str, tuple[str, str]] = field(default_factory=dict)  # hash → (viewBox, drawing)
+    scripts: dict[str, str] = field(default_factory=dict)  # file name → code (scripts, styles)
+
+    @property
+    def names(self) -> dict[str, str]:
+        """The short id of each icon in the sprite (``a``, ``b``…; by hash: deterministic)."""
+        letters = "abcdefghijklmnopqrstuvwxyz"
+        out = {}
+        for n, key in enumerate(sorted(self.icons)):
+            name = ""
+            while True:
+                n, rest = divmod(n, 26)
+                name = letters[rest] + name
+                if n == 0:
+                    break
+                n -= 1
+            out[key] = name
+        return out
+
+    @property
+    def sprite_name(self) -> str:
+        return f"{ASSET_DIR}icons-{_digest(self._sprite())}.svg"
+
+    def _sprite(self) -> str:
+        names = self.names
+        symbols = "".join(
+            f'<symbol id="{names[key]}" viewBox="{box}">{drawing}</symbol>'
+            for key, (box, drawing) in sorted(self.icons.items())
+        )
+        return f'<svg xmlns="http://www.w3.org/2000/svg">{symbols}</svg>\n'
+
+    def files(self) -> dict[str, bytes]:
+        out = {name: code.encode("utf-8") for name, code in sorted(self.scripts.items())}
+        if self.icons:
+            out[self.sprite_name] = self._sprite().encode("utf-8")
+        return out
+
+
+def collapse_whitespace(html: str) -> str:
+    """Line-broken whitespace as one line break, none between tags (raw elements kept)."""
+    pieces = _RAW.split(html)
+    out = []
+    for n, piece in enumerate(pieces):
+        kind = n % 3
+        if kind == 0:
+            out.append(_BETWEEN_TAGS.sub("><", _SPACE.sub("\n", piece)))
+        elif kind == 1:
+            out.append(piece)  # the raw element as it was; group 2 (its name) is dropped
+    return "".join(out)
+
+
+def _balanced_end(html: str, start: int, tag: str) -> int:
+    """The index just past the element opened at ``start`` (-1 if it is not closed)."""
+    opener = re.compile(f"<{tag}\\b|</{tag}>")
+    depth = 0
+    for match in opener.finditer(html, start):
+        depth += -1 if match.group(0).startswith("</") else 1
+        if depth == 0:
+            return match.end()
+    return -1
+
+
+def _drop_hidden_toc(html: str) -> str:
+    start = html.find(_TOC)
+    if start < 0:
+        return html
+    end = _balanced_end(html, start, "div")
+    opening = html[start : html.find(">", start) + 1]
+    if end < 0 or not opening.endswith(" hidden>") or "<a " in html[start:end]:
+        return html  # shown, or holding links: not the empty one
+    return html[:start] + html[end:]
+
+
+def _top_level_nav(html: str) -> str:
+    """The primary navigation without its sections (their pages stay one click away)."""
+    nav = html.find(_NAV)
+    if nav < 0:
+        return html
+    nav_end = _balanced_end(html, nav, "nav")
+    if nav_end < 0:
+        return html
+    inner = html[nav:nav_end]
+    while (match := _NESTED.search(inner)) is not None:
+        end = _balanced_end(inner, match.start(), "li")
+        if end < 0:
+            return html
+        inner = inner[: match.start()] + inner[end:]
+    return html[:nav] + inner + html[nav_end:]
+
+
+def _cut(html: str, marker: str, tag: str, replacement: str = "") -> str:
+    """``html`` with the element that starts at ``marker`` replaced (unchanged if absent)."""
+    start = html.find(marker)
+    end = _balanced_end(html, start, tag) if start >= 0 else -1
+    return html if end < 0 else html[:start] + replacement + html[end:]
+
+
+def _entry_chrome(html: str, root: str, site_path: str | None) -> str:
+    """The entry frame's header, sidebar and footer made small (see the module)."""
+    html = _GENERATOR.sub("", html)
+    html = html.replace(_PLACEHOLDERS, "")
+    html = _TABBED.sub("", html)  # entry pages hold no content tabs
+    button = html.find(_SEARCH_BUTTON)
+    icon = html[button : html.find("</label>", button)].removeprefix(_SEARCH_BUTTON)
+    if button >= 0 and icon.startswith("<svg") and _SEARCH_BOX in html:
+        # The header stays through instant navigation (active only with a site_url), so its
+        # link must hold on every page: from the site's path when there is one.
+        href = f"{site_path}search/" if site_path else f"{root}search/"
+        link = (
+            f'<a href="{escape(href)}" class="md-header__button md-icon" title="Search"'
+            f' aria-label="Search">{icon}</a>'
+        )
+        html = _cut(_cut(html, _SEARCH_BUTTON, "label", link), _SEARCH_BOX, "div")
+    html = _cut(html, _SIDEBAR, "div", _EMPTY_SIDEBAR)
+    html = _cut(html, '<footer class="md-footer"', "footer")
+    return _cut(html, '<button type="button" class="md-top', "button")
+
+
+def _one_stylesheet(html: str, root: str, assets: ChromeAssets) -> str:
+    """The page's stylesheets as one shared file importing them in order (one link)."""
+
+    def merge(match: re.Match[str]) -> str:
+        links = re.findall(r'href="([^"]+)"', match.group(0))
+        if not all(link.startswith(root) and "//" not in link for link in links):
+            return match.group(0)
+        # The imports are relative to the shared file, two folders below the root.
+        code = "".join(f'@import url("../../{link.removeprefix(root)}");\n' for link in links)
+        name = f"{ASSET_DIR}styles-{_digest(code)}.css"
+        assets.scripts[name] = code
+        return f'<link rel="stylesheet" href="{root}{name}">'
+
+    return _STYLESHEETS.sub(merge, html, count=1)
+
+
+def _icons(html: str, root: str, assets: ChromeAssets, sprite: str) -> str:
+    def swap(match: re.Match[str]) -> str:
+        attrs, drawing = match.group(1), match.group(2)
+        box = _VIEWBOX.search(attrs)
+        if box is None or not drawing.strip():
+            return match.group(0)
+        title = _TITLE.search(drawing)
+        drawing = _TITLE.sub("", drawing)
+        ident = _digest(box.group(1) + drawing)
+        assets.icons[ident] = (box.group(1), drawing)
+        kept = title.group(0) if title else ""
+        # xlink:href, not href: Material's instant navigation rewrites every [href] of the
+        # next page (el.href = el.href), which throws on an SVG <use> (a read-only href).
+        return f'<svg{_XMLNS.sub("", attrs)}>{kept}<use xlink:href="{root}{sprite}#{ident}"/></svg>'
+
+    return _ICON.sub(swap, html)
+
+
+def _scripts(html: str, root: str, assets: ChromeAssets) -> str:
+    def move(match: re.Match[str]) -> str:
+        code = _SCOPE.sub('new URL("../..",document.currentScript.src)', match.group(1))
+        name = f"{ASSET_DIR}inline-{_digest(code)}.js"
+        assets.scripts[name] = code + "\n"
+        return f'<script src="{root}{name}"></script>'
+
+    searching = 'data-md-component="search"' in html
+
+    def compact(match: re.Match[str]) -> str:
+        try:
+            value = json.loads(match.group(2))
+        except ValueError:
+            return match.group(0)
+        if not searching and isinstance(value, dict):
+            # Material's search is not on this page (memsite's own runs): its texts and
+            # worker are never used (the configuration is read once, on the first page).
+            value.pop("search", None)
+            words = value.get("translations")
+            if isinstance(words, dict):
+                value["translations"] = {
+                    k: v for k, v in words.items() if not k.startswith("search.")
+                }
+        words = value.get("translations") if isinstance(value, dict) else None
+        if isinstance(words, dict) and value.get("version") is None:
+            words.pop("select.version", None)  # no version selector to name
+        text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+        text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+        return match.group(1) + text + match.group(3)
+
+    return _CONFIG.sub(compact, _SCRIPT.sub(move, html))
+
+
+NAV, LIST, ENTRY = "nav", "list", "entry"  # frame kinds: a navigation page, a tag or month list
+
+
+def lean_frame(
+    html: str, root: str, assets: ChromeAssets, kind: str = NAV, site_path: str | None = None
+) -> str:
+    """``html`` (a frame as Material rendered it, slots unfilled) made lean (see the module);
+    ``root`` is the relative path from the page to the site root, ``site_path`` the path of
+    the site's URL (``/`` or ``/repo/``) when it has one."""
+    html = _drop_hidden_toc(collapse_whitespace(html))
+    if kind == LIST:
+        html = _top_level_nav(html)
+    elif kind == ENTRY:
+        html = _one_stylesheet(_entry_chrome(html, root, site_path), root, assets)
+    return _scripts(_icons(html, root, assets, _SPRITE_SLOT), root, assets)
+
+
+# Sprite links are written with this placeholder and fixed once every frame is lean: the
+# sprite's name is the hash of every icon of every frame, its ids are short names.
+_SPRITE_SLOT = "assets/memsite/icons-SPRITE.svg"
+_SPRITE_LINK = re.compile(re.escape(_SPRITE_SLOT) + "#([0-9a-f]{8})")
+
+
+def point_at_sprite(html: str, assets: ChromeAssets) -> str:
+    """``html`` with its icons pointing at the sprite of ``assets`` (every frame lean)."""
+    name, names = assets.sprite_name, assets.names
+    return _SPRITE_LINK.sub(lambda m: f"{name}#{names[m.group(1)]}", html)

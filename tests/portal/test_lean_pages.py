@@ -1,0 +1,133 @@
+"""Lean pages: the frames' chrome is small (GitHub Pages publishes at most 1 GB, and an entry
+page is written once per entry), icons come from one shared sprite, Material's inline scripts
+from shared files, and every rule leaves markup it does not know as it was."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from memsite.portal.chrome import (
+    ENTRY,
+    LIST,
+    ChromeAssets,
+    collapse_whitespace,
+    lean_frame,
+    point_at_sprite,
+)
+from tests.portal.conftest import Built, ParsedPage, build, html_pages, resolve_link
+
+# An entry page is its body plus this much at most (Material's header, palette toggle,
+# scripts); before the lean frames it was about 17 KB.
+ENTRY_CHROME_BYTES = 4_800
+USE = re.compile(r'<use xlink:href="([^"#]+)#([^"]+)"/>')
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from gen_store import generate
+
+    root = tmp_path_factory.mktemp("lean")
+    return build(generate(400, root / "store"), root / "site")
+
+
+def frame_pages(site: Path) -> list[ParsedPage]:
+    """Every page memsite filled into a frame (404.html is MkDocs' own, copied as it is)."""
+    return [page for page in html_pages(site) if page.path.name != "404.html"]
+
+
+def body_of(html: str) -> str:
+    start = html.index('<span id="memsite-content" tabindex="-1"></span>')
+    return html[start : html.index("</article>", start)]
+
+
+def test_entry_pages_are_their_body_and_a_few_kb(generated: Built) -> None:
+    pages = sorted((generated.site / "entries").glob("*/index.html"))
+    assert len(pages) == 400
+    for path in pages:
+        html = path.read_text(encoding="utf-8")
+        chrome = len(html.encode()) - len(body_of(html).encode())
+        assert chrome <= ENTRY_CHROME_BYTES, (path, chrome)
+        assert "md-header" in html and 'data-md-component="palette"' in html
+
+
+def test_no_page_draws_an_icon_inline_and_every_icon_is_in_the_sprite(generated: Built) -> None:
+    site = generated.site
+    sprites: dict[Path, set[str]] = {}
+    uses = 0
+    for page in frame_pages(site):
+        html = page.path.read_text(encoding="utf-8")
+        assert "<path" not in html, page.url  # drawings live in the sprite
+        for href, ident in USE.findall(html):
+            target = resolve_link(site, page.url, href)
+            assert target is not None and target.is_file(), (page.url, href)
+            if target not in sprites:
+                sprites[target] = set(re.findall(r'<symbol id="([^"]+)"', target.read_text()))
+            assert ident in sprites[target], (page.url, ident)
+            uses += 1
+    assert len(sprites) == 1  # one shared sprite
+    assert uses > 400 * 4
+
+
+def test_moved_scripts_and_styles_exist(generated: Built) -> None:
+    site = generated.site
+    seen = set()
+    for page in frame_pages(site):
+        for _, _, value in page.links:
+            if "assets/memsite/inline-" in value or "assets/memsite/styles-" in value:
+                target = resolve_link(site, page.url, value)
+                assert target is not None and target.is_file(), (page.url, value)
+                seen.add(target.name)
+        html = page.path.read_text(encoding="utf-8")
+        inline = re.findall(r"<script>", html)
+        assert inline == [], page.url  # only the JSON configuration stays in the page
+    assert any(name.startswith("styles-") for name in seen)
+    css = next((site / "assets" / "memsite").glob("styles-*.css")).read_text()
+    for line in css.splitlines():
+        found = re.fullmatch(r'@import url\("([^"]+)"\);', line)
+        assert found is not None
+        assert (site / "assets" / "memsite" / found.group(1)).resolve().is_file(), line
+
+
+def test_the_largest_page_at_a_generated_store_is_small(generated: Built) -> None:
+    largest = max(p.stat().st_size for p in generated.site.rglob("*.html"))
+    assert largest < 300_000
+
+
+@pytest.mark.parametrize(
+    ("html", "expected"),
+    [
+        ("<div>\n    <p>a\n   b</p>\n</div>", "<div><p>a\nb</p></div>"),
+        ("<pre>keep\n    this</pre>\n  <p>x</p>", "<pre>keep\n    this</pre>\n<p>x</p>"),
+        ("<script>a\n   b</script>", "<script>a\n   b</script>"),
+        ("<textarea>\n  t\n</textarea>", "<textarea>\n  t\n</textarea>"),
+        ("Made with\n    <a>x</a>", "Made with\n<a>x</a>"),
+    ],
+)
+def test_whitespace_folds_outside_raw_elements(html: str, expected: str) -> None:
+    assert collapse_whitespace(html) == expected
+
+
+def test_unknown_markup_is_left_as_it_is() -> None:
+    html = "<html><head><title>t</title></head><body><main>memsite-slot</main></body></html>"
+    for kind in (ENTRY, LIST):
+        assert lean_frame(html, "../../", ChromeAssets(), kind) == html
+
+
+def test_icons_keep_their_attributes_and_titles() -> None:
+    assets = ChromeAssets()
+    html = (
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" aria-hidden="true">'
+        "<title>Home</title><path d='M1 1'/></svg>"
+    )
+    lean = point_at_sprite(lean_frame(html, "../", assets), assets)
+    assert lean.startswith('<svg viewBox="0 0 24 24" aria-hidden="true"><title>Home</title>')
+    assert "<path" not in lean
+    (name, data), *_ = [(n, d) for n, d in assets.files().items() if n.endswith(".svg")]
+    assert f'<use xlink:href="../{name}#a"/>' in lean
+    assert b'<symbol id="a" viewBox="0 0 24 24"><path d=\'M1 1\'/></symbol>' in data
+    assert b"<title>" not in data
