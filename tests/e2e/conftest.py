@@ -24,6 +24,7 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+VIEWPORT = {"width": 1240, "height": 820}
 
 
 @pytest.fixture(scope="module")
@@ -50,6 +51,17 @@ def browser() -> Iterator[Any]:
 class _Quiet(SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         pass
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A page of its own (fresh context: empty cache and storage) at the desktop viewport."""
+    context = browser.new_context(viewport=VIEWPORT)
+    opened = context.new_page()
+    try:
+        yield opened
+    finally:
+        context.close()
 
 
 @contextmanager

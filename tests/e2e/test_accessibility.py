@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.e2e import test_portal_browser as portal_browser
+from tests.e2e.conftest import VIEWPORT
 from tests.portal.conftest import Built
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -62,7 +63,7 @@ def scheme(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def page(browser: Any, scheme: str) -> Iterator[Any]:
     """A page whose system colour scheme is `scheme` (Material's palette follows the media)."""
-    context = browser.new_context(viewport=portal_browser.VIEWPORT, color_scheme=scheme)
+    context = browser.new_context(viewport=VIEWPORT, color_scheme=scheme)
     opened = context.new_page()
     try:
         yield opened

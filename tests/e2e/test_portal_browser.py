@@ -14,7 +14,6 @@ from tests.portal.conftest import Built, build, copy_demo, hostile_entries
 from tests.portal.searchfiles import read_search
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-VIEWPORT = {"width": 1240, "height": 820}
 
 
 @pytest.fixture(scope="module")
@@ -22,16 +21,6 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Built, str]
     built = build(copy_demo(tmp_path_factory.mktemp("browser")), strict=True)
     with serve_folder(built.site) as url:
         yield built, url
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport=VIEWPORT)
-    opened = context.new_page()
-    try:
-        yield opened
-    finally:
-        context.close()
 
 
 def target(built: Built) -> tuple[str, str]:

@@ -9,11 +9,10 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import PageWatch, serve_folder
+from tests.e2e.conftest import VIEWPORT, PageWatch, serve_folder
 from tests.portal.conftest import build, copy_demo
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-VIEWPORT = {"width": 1240, "height": 820}
 # Every icon of the page resolves to a symbol of the sprite it names (fetched as the page would).
 # (``scope``: the header stays through instant navigation, with the links of the page it came
 # from; the container is the page's own.)
@@ -36,16 +35,6 @@ def lean(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, str]]:
     with serve_folder(folder) as url:
         built = build(store, folder, site_url=url + "/")  # a site_url: instant navigation
         yield built, url
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport=VIEWPORT)
-    opened = context.new_page()
-    try:
-        yield opened
-    finally:
-        context.close()
 
 
 def visible_cards(page: Any) -> int:

@@ -48,16 +48,6 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Built, str]
         yield built, url
 
 
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1240, "height": 820})
-    opened = context.new_page()
-    try:
-        yield opened
-    finally:
-        context.close()
-
-
 def engine_ids(page: Any, url: str, query: str, **filters: Any) -> list[str]:
     """The ids search.js ranks for ``query``, best first (the engine the boxes use)."""
     return list(
