@@ -119,6 +119,8 @@ def test_entry_pages_through_instant_navigation(lean: tuple[Any, str], page: Any
     page.wait_for_function(f"() => ({scheme})() !== {before!r}")
     page.locator("header a.md-logo").click()  # entry page → home, instantly
     page.wait_for_url(url + "/")
+    # The address changes before the new container is in: wait for the home page's content.
+    page.wait_for_selector("[data-md-component=container] #recent-changes")
     assert page.evaluate(ICONS_RESOLVE, "[data-md-component=container]") >= 1
     search = page.locator("header a.md-header__button[href$='search/']")
     assert search.evaluate("a => a.href") == url + "/search/"  # the entry page's, still right
