@@ -122,3 +122,10 @@ def _step1(word: str) -> str:
 def terms(text: str) -> list[str]:
     """The search terms of any text: normalized, split into word tokens, each stemmed."""
     return [stem(t) for t in word_tokens(normalize(text))]
+
+
+@lru_cache(maxsize=65536)
+def name_terms(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """A tag's or key's search terms and its raw words (names repeat a lot: cached). The CLI's
+    index and the portal's both analyse names here."""
+    return tuple(terms(name)), tuple(word_tokens(normalize(name)))

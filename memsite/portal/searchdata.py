@@ -38,14 +38,12 @@ from array import array
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from datetime import datetime
-from functools import lru_cache
 from operator import itemgetter
 from typing import Any
 
 from memsite.core import ranking
 from memsite.core.compaction import STATUSES
-from memsite.core.stem import stem
-from memsite.core.stem import terms as analyze
+from memsite.core.stem import name_terms, stem
 from memsite.core.text import normalize, one_line, word_tokens
 from memsite.portal.model import EntryView, Portal
 
@@ -81,12 +79,8 @@ def import_lunr() -> None:
 
 def meta_terms(tags: Iterable[str], key: str | None) -> list[str]:
     """The analysed terms of an entry's tags and key, each once (as the CLI's index has them)."""
-    return list(_names_terms((*tags, *([key] if key else []))))
-
-
-@lru_cache(maxsize=16384)
-def _names_terms(names: tuple[str, ...]) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(t for name in names for t in analyze(name)))
+    names = (*tags, *([key] if key else []))
+    return list(dict.fromkeys(t for name in names for t in name_terms(name)[0]))
 
 
 def status_order() -> list[str]:
@@ -104,13 +98,9 @@ def analysed(entry: EntryView) -> tuple[list[str], list[str], set[str]]:
     body = [stem(t) for t in tokens]
     names = (*(t.name for t in entry.tags), *([entry.key] if entry.key else []))
     words = {w for w in tokens if len(w) >= MIN_WORD}
-    words.update(_names_words(names))
-    return body, list(_names_terms(names)), words
-
-
-@lru_cache(maxsize=16384)
-def _names_words(names: tuple[str, ...]) -> frozenset[str]:
-    return frozenset(w for n in names for w in word_tokens(normalize(n)) if len(w) >= MIN_WORD)
+    for name in names:
+        words.update(w for w in name_terms(name)[1] if len(w) >= MIN_WORD)
+    return body, meta_terms(names, None), words
 
 
 def impacts(

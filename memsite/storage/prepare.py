@@ -24,7 +24,7 @@ from typing import Any, NamedTuple
 
 from memsite.core.entry import CONFIDENCE_RANK, Entry
 from memsite.core.records import Record
-from memsite.core.text import _CJK, has_surrogate, word_tokens
+from memsite.core.text import _CJK, has_surrogate
 from memsite.storage.entries import entry_from_row, entry_row, load, parse_item, unusable
 
 PARALLEL = 2000  # items above which a second process takes part of them
@@ -35,7 +35,6 @@ _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _WILLNEED: int = getattr(os, "POSIX_FADV_WILLNEED", 0)  # 0: not offered here
 _CONFIDENCES = {rank: name for name, rank in CONFIDENCE_RANK.items()}
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_NAME_TERMS_MAX = 1 << 16
 
 
 def digest(data: bytes) -> int:
@@ -253,14 +252,14 @@ def _prepare(folder: Path, limit: int, name: str, words: set[str]) -> Read:
 
 
 def _prepared(entry: Entry, words: set[str]) -> Prepared:
-    from memsite.core.stem import stem
+    from memsite.core.stem import name_terms, stem
 
     row = entry_row(entry)
     content = tokens(entry.normalized)
     body = list(map(stem, content))
     meta: dict[str, None] = {}
     for name in (*entry.tags, *([entry.key] if entry.key else [])):
-        terms, name_words = _name_terms(name)
+        terms, name_words = name_terms(name)
         meta.update(dict.fromkeys(terms))
         words.update(name_words)
     words.update(content)  # the short ones are left out once, at the end (``long_words``)
@@ -287,21 +286,6 @@ def _prepared(entry: Entry, words: set[str]) -> Prepared:
         entry.normalized,
         anchors,
     )
-
-
-_name_cache: dict[str, tuple[list[str], list[str]]] = {}
-
-
-def _name_terms(name: str) -> tuple[list[str], list[str]]:
-    """A tag's or key's analysed terms and its words (names repeat a lot)."""
-    found = _name_cache.get(name)
-    if found is None:
-        from memsite.core.stem import terms
-
-        if len(_name_cache) >= _NAME_TERMS_MAX:
-            _name_cache.clear()
-        found = _name_cache[name] = (terms(name), word_tokens(name))
-    return found
 
 
 def render(rows: Sequence[tuple[str, bytes]]) -> list[tuple[str, str, int]]:
