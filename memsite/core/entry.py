@@ -74,7 +74,7 @@ class Entry:
         if self.suspect is None:
             from memsite.core.secrets import prefilter
 
-            self.suspect = any(prefilter(text) for text in _unchecked_strings(self.raw))
+            self.suspect = _any_suspect(self.raw, prefilter)
         return self.suspect
 
     @property
@@ -95,13 +95,20 @@ _SCHEMA_KEYS = frozenset(
 _CHECKED_VALUES = frozenset(("id", "category", "created", "confidence"))
 
 
-def _unchecked_strings(raw: Mapping[str, Any]) -> Iterator[str]:
-    """The strings of an entry that could hold a secret (see ``_CHECKED_VALUES``)."""
+def _any_suspect(raw: Mapping[str, Any], suspect: Callable[[str], bool]) -> bool:
+    """Does ``suspect`` hold for any string of ``raw`` that reading has not already checked
+    (see ``_CHECKED_VALUES``): unknown keys, and every string inside the values? Plain
+    string values, most entries' only kind, are tested without a generator (the first
+    build asks this of every entry)."""
     for key, value in raw.items():
-        if key not in _SCHEMA_KEYS:
-            yield str(key)
-        if key not in _CHECKED_VALUES or not isinstance(value, str):
-            yield from strings_of(value)
+        if key not in _SCHEMA_KEYS and suspect(str(key)):
+            return True
+        if isinstance(value, str):
+            if key not in _CHECKED_VALUES and suspect(value):
+                return True
+        elif value is not None and any(map(suspect, strings_of(value))):
+            return True
+    return False
 
 
 def strings_of(value: Any) -> Iterator[str]:

@@ -16,7 +16,6 @@ from functools import cache
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
 CONFIDENCES = ("high", "medium", "low")
 NAME_RULE = "1-64 characters of a-z, 0-9, '.', '_' or '-', starting with a letter or digit"
-_WS_RE = re.compile(r"\s+")
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 # C0 and C1 controls and DEL, plus the bidirectional overrides that reorder what a reader sees.
 _CONTROLS = "".join(chr(c) for c in (*range(0x20), *range(0x7F, 0xA0)))
@@ -27,8 +26,10 @@ _JSON_UNSAFE = str.maketrans({c: f"\\u{ord(c):04x}" for c in _CONTROLS[0x20:] + 
 
 
 def one_line(text: str) -> str:
-    """``text`` on one line: every run of whitespace becomes one space, ends trimmed."""
-    return _WS_RE.sub(" ", text).strip()
+    """``text`` on one line: every run of whitespace becomes one space, ends trimmed.
+    (``str.split`` knows the same whitespace as ``\\s``, at a third of the regex's cost: the
+    first build folds every entry's text.)"""
+    return " ".join(text.split())
 
 
 def normalize(content: str) -> str:
@@ -36,15 +37,24 @@ def normalize(content: str) -> str:
     return one_line(unicodedata.normalize("NFKC", content).casefold()).rstrip(".!").rstrip()
 
 
-@cache
-def _token_re() -> re.Pattern[str]:
-    # Compiled on first use: the CJK classes cost ~3 ms, which `memsite --help` need not pay.
-    return re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])\w)+")
-
-
 def word_tokens(normalized: str) -> list[str]:
-    """Word tokens of normalized text; CJK text is split per character."""
-    return _token_re().findall(normalized)
+    """Word tokens of normalized text: runs of word characters, CJK text split per character.
+    ASCII text, which holds no CJK, takes plain ``\\w+``: its pattern compiles in 0.04 ms, the
+    CJK classes' in ~3 ms, which `search` would pay on every run for an ASCII query."""
+    if normalized.isascii():
+        return _ascii_words().findall(normalized)
+    return _words().findall(normalized)
+
+
+@cache
+def _ascii_words() -> re.Pattern[str]:
+    return re.compile(r"\w+")
+
+
+@cache
+def _words() -> re.Pattern[str]:
+    # One character class rather than a lookahead per character; compiled on first use.
+    return re.compile(rf"[{_CJK}]|[^\W{_CJK}]+")
 
 
 def shorten(text: str, width: int) -> str:

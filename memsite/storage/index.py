@@ -29,9 +29,8 @@ import os
 import sqlite3
 import sys
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memsite import __version__
 from memsite.core.entry import CONFIDENCE_RANK, Entry
@@ -116,8 +115,7 @@ CREATE INDEX IF NOT EXISTS anchors_n ON anchors(n);
 _COLUMNS = "n, file, id, category, created, confidence, key, digest, words, length, status, data"
 
 
-@dataclass(frozen=True)
-class Row:
+class Row(NamedTuple):
     """An entry as the index holds it; ``entry()`` rebuilds the full Entry from its data."""
 
     n: int
@@ -137,8 +135,7 @@ class Row:
         return entry_from_row(marshal.loads(self.data), self.file)
 
 
-@dataclass(frozen=True)
-class Candidate:
+class Candidate(NamedTuple):
     """A search candidate: its row and its analysed body and meta terms."""
 
     row: Row
@@ -534,6 +531,8 @@ class Index:
                 retired = self.retired_all() | {r.target for r in notes if r.kind == "retire"}
                 ranked = Task(statuses, [*found, *entries], retired, fork=None if big else False)
             self._insert_texts(entries, start + len(found))
+            if first:  # taken as active meanwhile: the few others are marked once decided
+                self._insert_rows(entries, start + len(found), ACTIVE)
             found += entries
             words |= part.words
         db.executemany(
@@ -543,11 +542,16 @@ class Index:
         )
         if ranked is not None:
             decided = ranked.result()
-            self._insert(found, start, words, decided)
+            db.executemany(
+                "UPDATE entries SET status = ? WHERE n = ?",
+                [(s, n) for n, s in enumerate(decided, start) if s != ACTIVE],
+            )
+            self._insert_words(found, words)
             self._index_tables()
             self._bump({i.columns[2] for i, s in zip(found, decided, strict=True) if s == ACTIVE})
             return
-        self._insert(found, start, words)
+        self._insert_rows(found, start, None)
+        self._insert_words(found, words)
         new_ids = {item.columns[1] for item in found}
         # What is said about a fact changes how the index shows it (retired, stale, re-pinned):
         # the categories of the facts named by records that came or went are rendered again.
@@ -577,24 +581,17 @@ class Index:
         )
         db.executemany("INSERT INTO fts(rowid, body, meta) VALUES (?, ?, ?)", fts)
 
-    def _insert(
-        self,
-        prepared: Sequence[Prepared],
-        start: int,
-        words: Iterable[str],
-        statuses: Sequence[str | None] | None = None,
-    ) -> None:
-        """The rows of entries whose texts are in (status NULL unless given), and their words."""
-        if statuses is None:
-            statuses = [None] * len(prepared)
+    def _insert_rows(self, prepared: Sequence[Prepared], start: int, status: str | None) -> None:
+        """The rows of entries whose texts are in, as rows ``start``, …, all with one status
+        (None: to be decided)."""
         self.db.executemany(
             "INSERT INTO entries(n, file, id, category, created, confidence, key, digest, words, "
             "length, data, anchors, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (n, *item.columns, status)
-                for n, (item, status) in enumerate(zip(prepared, statuses, strict=True), start)
-            ],
+            [(n, *item.columns, status) for n, item in enumerate(prepared, start)],
         )
+
+    def _insert_words(self, prepared: Sequence[Prepared], words: Iterable[str]) -> None:
+        """The words met in the entries just taken in (for spelling), and their count."""
         self.db.executemany(
             "INSERT OR IGNORE INTO words(word, len) VALUES (?, ?)",
             [(w, len(w)) for w in long_words(words)],

@@ -11,20 +11,19 @@ of the views are rendered when a view or index.md is first made from them (``ren
 from __future__ import annotations
 
 import contextlib
+import gc
 import itertools
 import marshal
 import os
-import re
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
-from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from memsite.core.entry import CONFIDENCE_RANK, Entry
 from memsite.core.records import Record
-from memsite.core.text import _CJK, has_surrogate
+from memsite.core.text import has_surrogate, word_tokens
 from memsite.storage.entries import entry_from_row, entry_row, load, parse_item, unusable
 
 PARALLEL = 2000  # items above which a second process takes part of them
@@ -33,6 +32,7 @@ _WORKER_SHARE = 0.5
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _WILLNEED: int = getattr(os, "POSIX_FADV_WILLNEED", 0)  # 0: not offered here
+_NOWAIT: int = getattr(os, "RWF_NOWAIT", 0)
 _CONFIDENCES = {rank: name for name, rank in CONFIDENCE_RANK.items()}
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -125,7 +125,9 @@ def prepare_parts(folder: Path, limit: int, names: Sequence[str]) -> Iterator[Ba
         yield prepare_many(folder, limit, names)
         return
     mine = len(names) - int(len(names) * _WORKER_SHARE)
-    ahead = Background(_warm, folder, names[:mine], names[mine:]) if _WILLNEED else None
+    ahead = None
+    if _WILLNEED and not _cached(folder, names):
+        ahead = Background(_warm, folder, names[:mine], names[mine:])
     try:
         other = Task(_prepare_packed, folder, limit, names[mine:])
         yield prepare_many(folder, limit, names[:mine])._replace(last=False)
@@ -148,6 +150,28 @@ def statuses(found: Sequence[Prepared], retired: set[str]) -> list[str | None]:
         winner = result.by_id.get(entry_id)
         decided.append(result.status[entry_id] if winner and winner.filename == file else None)
     return decided
+
+
+def _cached(folder: Path, names: Sequence[str], samples: int = 16) -> bool:
+    """Are the files in the page cache already (as on a fresh clone, just written)? A few,
+    spread over the list, are read without waiting for the disk: RWF_NOWAIT fails at once
+    for a page the disk would have to supply. Warming them all again would cost the two
+    readers ~1 s of a core at 100k files."""
+    if not _NOWAIT:
+        return False
+    probe = bytearray(1)
+    for name in names[:: max(1, len(names) // samples)]:
+        try:
+            fd = os.open(folder / name, _OPEN_FLAGS | _NOFOLLOW)
+        except OSError:
+            continue  # reported when it is read
+        try:
+            os.preadv(fd, [probe], 0, _NOWAIT)
+        except OSError:  # EAGAIN: on disk only (or the probe is not supported here)
+            return False
+        finally:
+            os.close(fd)
+    return True
 
 
 def _warm(folder: Path, *shares: Sequence[str]) -> None:
@@ -174,8 +198,18 @@ def _revive(item: tuple[Any, ...] | None) -> Prepared | RecordRow | None:
 
 
 def prepare_many(folder: Path, limit: int, names: Sequence[str]) -> Batch:
+    """Every named file read and prepared, in one process. The cyclic garbage collector
+    rests meanwhile: nothing made here holds a cycle, and its passes over the growing heap
+    cost ~10% of the loop."""
     words: set[str] = set()
-    return Batch([_prepare(folder, limit, name, words) for name in names], words)
+    prefix = os.path.join(folder, "")  # a path joined as text: a ``Path`` costs ~5 µs a file
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        return Batch([_prepare(prefix + name, name, limit, words) for name in names], words)
+    finally:
+        if collecting:
+            gc.enable()
 
 
 def _prepare_packed(folder: Path, limit: int, names: Sequence[str]) -> bytes:
@@ -186,7 +220,7 @@ def _prepare_packed(folder: Path, limit: int, names: Sequence[str]) -> bytes:
 
 
 def read_entry_file(
-    path: Path, limit: int
+    path: str | Path, limit: int
 ) -> tuple[os.stat_result | None, bytes | None, str | None]:
     """(status, bytes, None) of a readable entry file; (status or None when it is gone, None,
     why not) otherwise. One ``open`` and one ``fstat`` for a regular file."""
@@ -225,9 +259,9 @@ def read_entry_file(
     return info, chunks[0] if len(chunks) == 1 else b"".join(chunks), None
 
 
-def _prepare(folder: Path, limit: int, name: str, words: set[str]) -> Read:
+def _prepare(path: str, name: str, limit: int, words: set[str]) -> Read:
     """One entry file: its files-table record, and the prepared entry when it is valid."""
-    info, data, problem = read_entry_file(folder / name, limit)
+    info, data, problem = read_entry_file(path, limit)
     if info is None:
         return (), None
     found: Entry | Record | None = None
@@ -255,7 +289,7 @@ def _prepared(entry: Entry, words: set[str]) -> Prepared:
     from memsite.core.stem import name_terms, stem
 
     row = entry_row(entry)
-    content = tokens(entry.normalized)
+    content = word_tokens(entry.normalized)
     body = list(map(stem, content))
     meta: dict[str, None] = {}
     for name in (*entry.tags, *([entry.key] if entry.key else [])):
@@ -321,21 +355,3 @@ def _render_packed(rows: Sequence[tuple[str, bytes]]) -> bytes:
 def long_words(words: Iterable[str]) -> list[str]:
     """The words the index keeps for spelling suggestions: 3+ characters, sorted."""
     return sorted(w for w in words if len(w) >= 3)
-
-
-def tokens(normalized: str) -> list[str]:
-    """``core.text.word_tokens``, faster: one character class instead of a lookahead per
-    character, and plain ``\\w+`` for ASCII text (which holds no CJK). Tests check they agree."""
-    if normalized.isascii():
-        return _ascii_words().findall(normalized)
-    return _words().findall(normalized)
-
-
-@cache
-def _ascii_words() -> re.Pattern[str]:
-    return re.compile(r"\w+")
-
-
-@cache
-def _words() -> re.Pattern[str]:
-    return re.compile(rf"[{_CJK}]|[^\W{_CJK}]+")

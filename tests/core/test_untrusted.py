@@ -169,3 +169,50 @@ def test_any_text_spliced_into_a_good_entry_reads_safely_or_is_rejected(text: st
         except InvalidEntryFileError:
             continue
         assert_safe(entry)
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=6), inner),
+    max_leaves=12,
+)
+
+
+def every_unchecked_string(raw: dict[str, Any]) -> list[str]:
+    """The strings a secret could hide in, by the rule's plain wording: unknown keys, and
+    every string of every value except the already-validated fields' string values."""
+    from memsite.core.entry import _CHECKED_VALUES, _SCHEMA_KEYS, strings_of
+
+    found = []
+    for key, value in raw.items():
+        if key not in _SCHEMA_KEYS:
+            found.append(key)
+        if key not in _CHECKED_VALUES or not isinstance(value, str):
+            found += strings_of(value)
+    return found
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from([*FIELDS, "anchors", "x", "token", ""]) | st.text(max_size=5),
+        JSON_VALUES,
+        max_size=8,
+    ),
+    st.text(min_size=1, max_size=2),
+)
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+def test_the_suspect_test_sees_exactly_the_unchecked_strings(
+    raw: dict[str, Any], needle: str
+) -> None:
+    from memsite.core.entry import _any_suspect
+
+    seen: list[str] = []
+
+    def holds(text: str) -> bool:
+        seen.append(text)
+        return needle in text
+
+    expected = any(needle in text for text in every_unchecked_string(raw))
+    assert _any_suspect(raw, holds) is expected
+    if not expected:  # it looked at every one of them, and nothing else
+        assert sorted(seen) == sorted(every_unchecked_string(raw))

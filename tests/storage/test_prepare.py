@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import shutil
 import uuid
 from datetime import timedelta
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 
 from memsite.core.compaction import compact
 from memsite.core.entry import serialize
-from memsite.core.text import normalize, word_tokens
+from memsite.core.text import _CJK, normalize, one_line, word_tokens
 from memsite.memory import Memory
 from memsite.storage import index as index_module
 from memsite.storage import prepare
@@ -31,9 +32,18 @@ from tests.storage.test_index import CATEGORIES, WORDS, open_memory, views
 @given(st.text())
 @example("日本語のテキスト and ascii_words 123")
 @example("ｆｕｌｌｗｉｄｔｈ ﬁ ligature")
-def test_tokens_are_the_word_tokens(text: str) -> None:
+def test_word_tokens_are_runs_of_word_characters_and_single_cjk(text: str) -> None:
+    """The fast forms (plain ``\\w+`` for ASCII, one class otherwise) equal the rule's plain
+    wording: a CJK character alone, else a run of word characters that are not CJK."""
+    rule = re.compile(rf"[{_CJK}]|(?:(?![{_CJK}])\w)+")
     for value in (text, normalize(text)):
-        assert prepare.tokens(value) == word_tokens(value)
+        assert word_tokens(value) == rule.findall(value)
+
+
+@settings(max_examples=500)
+@given(st.text(alphabet=st.characters(codec=None) | st.sampled_from("\x1c\x85\u3000\u00a0\t\n ")))
+def test_one_line_folds_every_whitespace_run_as_the_pattern_does(text: str) -> None:
+    assert one_line(text) == re.sub(r"\s+", " ", text).strip()
 
 
 def _hostile_store(root: Path, clock: Clock, count: int) -> None:
@@ -165,3 +175,20 @@ def test_a_store_without_entries_builds_its_indexes(store_root: Path) -> None:
     names = {r[0] for r in index.db.execute("SELECT name FROM sqlite_master WHERE type='index'")}
     assert {"entries_order", "entries_unshown", "sup_src", "records_target"} <= names
     assert Store(store_root).cache_dir.is_dir()
+
+
+def test_files_in_the_page_cache_are_not_read_ahead_again(tmp_path: Path) -> None:
+    """The read-ahead helper starts only when some sampled file would come from the disk: a
+    fresh clone's files (just written) are in memory, and warming them costs a core."""
+    names = [f"{n:04d}.json" for n in range(64)]
+    for name in names:
+        (tmp_path / name).write_text('{"id": 1}')
+    assert prepare._cached(tmp_path, names)
+    evicted = tmp_path / names[32]  # one of the sampled files
+    fd = os.open(evicted, os.O_RDONLY)
+    try:
+        os.fsync(fd)  # a clean page can be dropped
+        os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
+    finally:
+        os.close(fd)
+    assert not prepare._cached(tmp_path, names)
