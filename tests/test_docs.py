@@ -16,7 +16,10 @@ README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding=
 
 
 def commands(group: click.Group, prefix: str = "") -> Iterator[tuple[str, click.Command]]:
-    for name, command in sorted(group.commands.items()):
+    ctx = click.Context(group)  # the group loads its commands on demand
+    for name in sorted(group.list_commands(ctx)):
+        command = group.get_command(ctx, name)
+        assert command is not None, name
         path = f"{prefix}{name}"
         yield path, command
         if isinstance(command, click.Group):

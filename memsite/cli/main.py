@@ -2,7 +2,7 @@
 
 Every failure ends as one line ``Error: …`` on stderr (and ``{"error": …}`` on stdout with
 ``--json``): exit 2 for a malformed command line, 1 for everything else, never a traceback for
-a user error. Commands live in the modules of ``COMMAND_MODULES``; heavy libraries (mkdocs,
+a user error. Commands live in the modules named in ``COMMANDS``; heavy libraries (mkdocs,
 lunr, mcp, watchdog) are imported only inside the commands that need them.
 """
 
@@ -22,19 +22,41 @@ from memsite import __version__
 from memsite.core.text import has_surrogate, json_safe, one_line, printable
 from memsite.errors import MemsiteError, SecretFoundError
 
-COMMAND_MODULES = (
-    "memsite.cli.memory",
-    "memsite.cli.claims",
-    "memsite.cli.upkeep",
-    "memsite.cli.portal",
-    "memsite.cli.agents",
-    "memsite.cli.mcp",
-    "memsite.cli.transfer",
-)
+# Each command, and the module of memsite.cli that holds it: a command's module (and what it
+# imports) is loaded only when that command runs, or when help lists them all.
+COMMANDS = {
+    **dict.fromkeys(
+        ("init", "add", "amend", "read", "list", "search", "delete", "log", "sessions"), "memory"
+    ),
+    **dict.fromkeys(("reconcile", "verify", "retire", "relate", "check"), "claims"),
+    **dict.fromkeys(("compact", "review", "prune", "status", "context"), "upkeep"),
+    **dict.fromkeys(("build", "serve", "gh-deploy"), "portal"),
+    "agents": "agents",
+    "mcp": "mcp",
+    **dict.fromkeys(("import", "export"), "transfer"),
+}
+COMMAND_MODULES = tuple(dict.fromkeys(COMMANDS.values()))
 SECRET_HINT = "; if it is a reviewed false positive, pass --allow-secret"
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+class _Commands(click.Group):
+    """The command group, loading each command's module on first use (``COMMANDS``)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        module = COMMANDS.get(cmd_name)
+        if module is None:
+            return None
+        held: list[click.Command] = importlib.import_module(f"memsite.cli.{module}").COMMANDS
+        return next(command for command in held if command.name == cmd_name)
+
+
+@click.group(
+    cls=_Commands,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.option(
     "--store",
     metavar="PATH",
@@ -48,11 +70,6 @@ def cli(store: str | None) -> None:
     Facts are JSON files under .memsite/entries/ (append-only, merge-friendly); `compact`
     fuses them into compacted/<category>.md and a token-budgeted index.md for agents.
     """
-
-
-for _module in COMMAND_MODULES:
-    for _command in importlib.import_module(_module).COMMANDS:
-        cli.add_command(_command)
 
 
 def _hide_secrets(message: str) -> str:

@@ -24,8 +24,8 @@ import itertools
 import math
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from functools import cache
+from typing import NamedTuple
 
 from memsite.core import thesaurus
 from memsite.core.stem import stem
@@ -53,16 +53,14 @@ STOPWORDS = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Term:
+class Term(NamedTuple):
     """One query word and the analysed terms that stand for it, with their weights."""
 
     word: str
     alternatives: Mapping[str, float]
 
 
-@dataclass(frozen=True)
-class Stats:
+class Stats(NamedTuple):
     """What BM25 needs of the whole index."""
 
     documents: int

@@ -29,9 +29,8 @@ import math
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 ALLOW_KEY = "allow_secret"
 
@@ -161,8 +160,7 @@ _SKIPPED_PLUGINS = {
 }
 
 
-@dataclass(frozen=True)
-class SecretHit:
+class SecretHit(NamedTuple):
     """Where a suspected secret sits in a text, and what kind it looks like."""
 
     kind: str

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from memsite.core.text import one_line
 
@@ -21,8 +21,7 @@ CARRYOVER_MAX_TOKENS = 300
 _LINE = r"^- (\d{2}:\d{2}:\d{2})Z (?:\[(task|done|decision)\] )?(.*)$"
 
 
-@dataclass(frozen=True)
-class LogLine:
+class LogLine(NamedTuple):
     time: str
     kind: str
     text: str

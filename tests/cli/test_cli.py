@@ -393,7 +393,10 @@ def test_leanspec_store_reads_its_memory_settings(tmp_path: Path, runner: Invoke
 def test_every_command_has_help() -> None:
     def walk(group: click.Group, prefix: str) -> list[tuple[str, click.Command]]:
         found = []
-        for name, command in group.commands.items():
+        ctx = click.Context(group)  # the group loads its commands on demand
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
+            assert command is not None, name
             found.append((f"{prefix} {name}", command))
             if isinstance(command, click.Group):
                 found.extend(walk(command, f"{prefix} {name}"))
@@ -404,6 +407,25 @@ def test_every_command_has_help() -> None:
         for param in command.params:
             if isinstance(param, click.Option):
                 assert param.help, f"{name} {param.opts}"
+
+
+def test_the_command_table_names_every_command_where_it_lives() -> None:
+    """The group loads a command's module only when the command runs: its table must name
+    each command of each module, and nothing else."""
+    import importlib
+
+    from memsite.cli.main import COMMAND_MODULES, COMMANDS
+
+    held = {
+        command.name: module
+        for module in COMMAND_MODULES
+        for command in importlib.import_module(f"memsite.cli.{module}").COMMANDS
+    }
+    assert held == COMMANDS
+    modules = {
+        path.stem for path in Path(importlib.import_module("memsite.cli").__path__[0]).glob("*.py")
+    }
+    assert modules - {"__init__", "main", "kit"} == set(COMMAND_MODULES)
 
 
 def test_help_and_version(runner: Invoke) -> None:
