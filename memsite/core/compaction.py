@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from memsite.core.entry import Entry
 
@@ -32,8 +33,7 @@ STATUSES = (ACTIVE, SUPERSEDED, DUPLICATE, OVERRIDDEN, RETIRED)
 Edges = dict[str, list[str]]
 
 
-@dataclass(frozen=True)
-class Finding:
+class Finding(NamedTuple):
     """Something `memsite review` reports. ``ids`` and ``files`` name the entries involved."""
 
     kind: str

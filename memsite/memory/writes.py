@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from memsite.core.anchors import Anchor
 from memsite.core.entry import build_entry, check_name, check_text, is_uuid
-from memsite.core.review import id_reference
 from memsite.core.secrets import ALLOW_KEY, refusal
 from memsite.core.similarity import NEAR_DUPLICATE_THRESHOLD, similar_to, token_set
 from memsite.core.text import normalize, split_names
@@ -38,6 +37,8 @@ def _targets(index: Index, supersedes: Iterable[str]) -> tuple[list[str], list[s
     targets: list[str] = []
     warnings: list[str] = []
     for ref in supersedes:
+        from memsite.core.review import id_reference  # and compaction: ~2.5 ms a plain add skips
+
         ref = ref.strip()
         value = id_reference(ref)
         if is_uuid(ref) and not index.has_id(value):
