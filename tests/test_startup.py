@@ -47,6 +47,36 @@ def test_hot_commands_import_no_heavy_module(store_root: Path, args: list[str]) 
     assert "memsite.cli.main" in modules  # the check itself saw the program start
 
 
+def loaded_after(args: list[str], cwd: Path) -> set[str]:
+    """The modules loaded once `memsite ARGS` has run (the command group imports a command's
+    module with importlib, which -X importtime does not report)."""
+    script = (
+        "import sys\nfrom memsite.cli import main\ntry:\n    main(sys.argv[1:])\n"
+        "except SystemExit as exc:\n    assert not exc.code, exc.code\n"
+        "print('\\n'.join(sorted(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script, *args], cwd=cwd, capture_output=True, text=True, check=True
+    )
+    return set(done.stdout.split())
+
+
+def test_a_command_loads_no_other_command_module(store_root: Path) -> None:
+    """`search` loads its own command module only, and a plain `add` neither the review rules
+    nor the import/export formats."""
+    cwd = store_root.parent
+    modules = loaded_after(["search", "pnpm"], cwd)
+    assert sorted(m for m in modules if m.startswith("memsite.cli.")) == [
+        "memsite.cli.kit",
+        "memsite.cli.main",
+        "memsite.cli.memory",
+    ]
+    modules = loaded_after(["add", "Use pnpm, never npm", "-c", "conventions"], cwd)
+    assert "memsite.cli.memory" in modules
+    assert "memsite.core.review" not in modules and "memsite.core.transfer" not in modules
+    assert "memsite.cli.upkeep" not in modules
+
+
 def test_context_with_fresh_views_loads_no_rules(store_root: Path) -> None:
     """Fresh views make `context` a stat, one index query and one file read: no rules."""
     cwd = store_root.parent
