@@ -9,8 +9,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from memsite.core.entry import Limits, check_value
 from memsite.core.text import NAME_RULE, is_name
@@ -64,8 +63,12 @@ _TYPE_NAMES = {bool: "true/false", int: "an integer", str: "a string", dict: "an
 _TYPE_NAMES |= {list: "a list", type(None): "null"}
 
 
-@dataclass(frozen=True)
-class Config:
+class Config(NamedTuple):
+    """A store's settings, read from its config.json (``parse_config``); defaults otherwise.
+    A NamedTuple rather than a dataclass: every command builds this class at import, and a
+    dataclass costs ~1 ms to create. The default mappings are shared: read them, never change
+    them (they are typed as ``Mapping``)."""
+
     enabled: bool = True
     budget: int = 2000
     daily_retention_days: int = 30
@@ -73,9 +76,9 @@ class Config:
     auto_flush: bool = True
     auto_compact: bool = True
     session_carryover: bool = True
-    categories: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_CATEGORIES))
-    limits: Limits = field(default_factory=Limits)
-    site: Mapping[str, Any] = field(default_factory=lambda: dict(DEFAULT_CONFIG["site"]))
+    categories: Mapping[str, float] = dict(DEFAULT_CATEGORIES)
+    limits: Limits = Limits()
+    site: Mapping[str, Any] = dict(DEFAULT_CONFIG["site"])
     # Days after which a fact neither written nor verified is stale: one number for every
     # category, or per category (a category left out never goes stale). None: off.
     review_after: int | Mapping[str, int] | None = None

@@ -16,7 +16,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from memsite.core.anchors import Anchor, read_anchors
 from memsite.core.text import CONFIDENCES, NAME_RULE, has_surrogate, is_name, normalize
@@ -338,11 +338,13 @@ def entry_from_object(obj: Mapping[str, Any], filename: str = "") -> Entry:
 # --- writing (strict) ----------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Limits:
+class Limits(NamedTuple):
     content_max: int = 4000
     tags_max: int = 20
     agent_max: int = 64
+
+
+_LIMITS = Limits()
 
 
 def check_name(kind: str, value: str) -> str:
@@ -400,7 +402,7 @@ def build_entry(
     key: str | None = None,
     reason: str | None = None,
     anchors: Sequence[Anchor] = (),
-    limits: Limits = Limits(),
+    limits: Limits = _LIMITS,
 ) -> dict[str, Any]:
     """Validate a new entry strictly and return its on-disk object (key order fixed)."""
     allowed = list(categories)

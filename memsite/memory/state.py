@@ -6,8 +6,7 @@ every finding (review, status, the portal), the full compaction, built from the 
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from memsite.core.config import Config
 from memsite.storage.cache import Caches
@@ -19,8 +18,7 @@ if TYPE_CHECKING:
     from memsite.core.compaction import Compaction
 
 
-@dataclass
-class State:
+class State(NamedTuple):
     scan: Scan
     result: Compaction
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from stat import S_ISLNK, S_ISREG
@@ -46,13 +45,12 @@ class InvalidFile(NamedTuple):
     message: str
 
 
-@dataclass
-class Scan:
+class Scan(NamedTuple):
     """Everything read from entries/: valid entries and unusable files."""
 
     entries: list[Entry]
     invalid: list[InvalidFile]
-    records: list[Record] = field(default_factory=list)
+    records: list[Record]
 
 
 # --- writing ------------------------------------------------------------------------------------
