@@ -617,11 +617,14 @@ class Index:
                     f"SELECT category, digest, key FROM entries WHERE id IN ({marks})", chunk
                 ).fetchall()
                 for part in _chunks(groups, _CHUNK // 2):
+                    # A join on a VALUES list seeks both columns of the index; a row-value IN
+                    # over the same list seeks the category alone and scans it (~6 ms at 100k).
                     pairs = ",".join("(?, ?)" for _ in part)
                     found.update(
                         r[0]
                         for r in db.execute(
-                            f"SELECT id FROM entries WHERE (category, digest) IN (VALUES {pairs})",
+                            f"SELECT e.id FROM (VALUES {pairs}) AS v CROSS JOIN entries e "
+                            "ON e.category = v.column1 AND e.digest = v.column2",
                             [v for g in part for v in (g[0], g[1])],
                         )
                     )
@@ -631,8 +634,9 @@ class Index:
                         found.update(
                             r[0]
                             for r in db.execute(
-                                f"SELECT id FROM entries WHERE key IS NOT NULL AND "
-                                f"(category, key) IN (VALUES {pairs})",
+                                f"SELECT e.id FROM (VALUES {pairs}) AS v CROSS JOIN entries e "
+                                "ON e.category = v.column1 AND e.key = v.column2 "
+                                "AND e.key IS NOT NULL",
                                 [v for g in keyed for v in (g[0], g[2])],
                             )
                         )
