@@ -1,5 +1,5 @@
 """Allow ``python -m memsite``; git hooks use it when ``memsite`` is not on PATH."""
 
-from memsite.cli import main
+from memsite.cli import run
 
-main()
+run()

@@ -1,5 +1,5 @@
 """The `memsite` command line (click only): each command calls memory/, portal/ or runners/."""
 
-from memsite.cli.main import cli, main
+from memsite.cli.main import cli, main, run
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "main", "run"]

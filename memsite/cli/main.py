@@ -9,6 +9,7 @@ lunr, mcp, watchdog) are imported only inside the commands that need them.
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import json
 import os
@@ -123,3 +124,14 @@ def main(argv: Sequence[str] | None = None) -> None:
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(1)
     sys.exit(code if isinstance(code, int) else 0)
+
+
+def run() -> None:
+    """The program's entry point (the `memsite` script and `python -m memsite`): ``main``, and
+    then the finished command's objects are frozen out of the cyclic collector's reach, so
+    that the interpreter's exit does not walk them all once more (~8 ms of a ~95 ms search at
+    10k entries). Tests call ``main`` itself, in one long-lived process."""
+    try:
+        main()
+    finally:
+        gc.freeze()
