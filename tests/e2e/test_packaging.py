@@ -43,7 +43,7 @@ def test_wheel_holds_package_templates_and_site_config(wheel: Path) -> None:
     assert not any(name.startswith(("tests/", "examples/", "benchmarks/")) for name in names)
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     text = zipfile.ZipFile(wheel).read(entry_points).decode()
-    assert "memsite = memsite.cli:main" in text
+    assert "memsite = memsite.cli:run" in text
     assert "memsite = memsite.portal.plugin:MemsitePlugin" in text
 
 
