@@ -7,11 +7,14 @@ behaviour (instant navigation, palette toggle, search):
 * a run of whitespace holding a line break becomes one line break, and a line break between
   two tags goes (outside ``<pre>``, ``<textarea>`` and ``<script>``; the page body is not part
   of the frame, so entry text is never touched);
-* each inline icon becomes ``<svg …><use href="…/icons-<hash>.svg#<id>"/></svg>``: one shared
+* each inline icon becomes ``<svg …><use href="…/m/<hash>.svg#<id>"/></svg>``: one shared
   sprite file holds the drawings (a ``<title>`` and every attribute but ``xmlns`` stay);
 * Material's small inline scripts move to shared files run at the same place (classic
-  synchronous scripts: same order, same effect); the page's ``__config`` JSON loses its
-  spaces;
+  synchronous scripts: same order, same effect); the head's script (``__md_get`` and kin) runs
+  at the start of the palette script, the first one that needs it; the page's ``__config``
+  JSON loses its spaces and moves to a shared script that puts it back in the page where it
+  stood, before Material's bundle reads it; the progress bar gets its name as an attribute
+  (no script);
 * the empty, hidden table-of-contents sidebar goes (portal pages have no table of contents);
 * frames of pages outside the navigation (tags, months) keep the navigation's top level only;
 * the entry frame, written once per entry, keeps the header (logo, title, palette toggle; its
@@ -28,12 +31,16 @@ pages larger, never broken (tests bound the size).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import re
 from dataclasses import dataclass, field
 from html import escape
 
-ASSET_DIR = "assets/memsite/"
+# The shared files of the lean frames: a short folder, as every link to them is written once
+# per page (assets/memsite/ holds the files of site-config).
+ASSET_DIR = "m/"
+_UP = "../" * ASSET_DIR.count("/")  # from a shared file back to the site root
 _RAW = re.compile(r"(<(pre|textarea|script)\b.*?</\2>)", re.S | re.I)
 _SPACE = re.compile(r"[ \t\r\f]*\n\s*")
 _BETWEEN_TAGS = re.compile(r">\n<")
@@ -63,6 +70,14 @@ _STYLESHEETS = re.compile(r'(?:<link rel="stylesheet" href="([^"]+)">\n?){2,}')
 _PLACEHOLDERS = '<div data-md-component="skip"></div><div data-md-component="announce"></div>'
 _TABBED = re.compile(r'<script>[^<]*"__tabbed_"[^<]*</script>\n?')
 _SEARCH_BUTTON = '<label class="md-header__button md-icon" for="__search">'
+_HEAD_SCRIPT = "__md_scope="
+_PALETTE_SCRIPT = '__md_get("__palette")'
+# overrides/main.html names the progress bar with a script (no template block holds the bar).
+_PROGRESS = '<div class="md-progress" data-md-component="progress" role="progressbar">'
+_PROGRESS_SCRIPT = re.compile(
+    r'<script>document\.querySelector\("\[data-md-component=progress\]"\)\?\.setAttribute'
+    r'\("aria-label", "([^"<]*)"\);</script>\n?'
+)
 _SEARCH_BOX = '<div class="md-search"'
 
 
@@ -95,7 +110,7 @@ class ChromeAssets:
 
     @property
     def sprite_name(self) -> str:
-        return f"{ASSET_DIR}icons-{_digest(self._sprite())}.svg"
+        return f"{ASSET_DIR}{_digest(self._sprite())}.svg"
 
     def _sprite(self) -> str:
         names = self.names
@@ -199,9 +214,9 @@ def _one_stylesheet(html: str, root: str, assets: ChromeAssets) -> str:
         links = re.findall(r'href="([^"]+)"', match.group(0))
         if not all(link.startswith(root) and "//" not in link for link in links):
             return match.group(0)
-        # The imports are relative to the shared file, two folders below the root.
-        code = "".join(f'@import url("../../{link.removeprefix(root)}");\n' for link in links)
-        name = f"{ASSET_DIR}styles-{_digest(code)}.css"
+        # The imports are relative to the shared file, in ASSET_DIR.
+        code = "".join(f'@import url("{_UP}{link.removeprefix(root)}");\n' for link in links)
+        name = f"{ASSET_DIR}{_digest(code)}.css"
         assets.scripts[name] = code
         return f'<link rel="stylesheet" href="{root}{name}">'
 
@@ -226,12 +241,43 @@ def _icons(html: str, root: str, assets: ChromeAssets, sprite: str) -> str:
     return _ICON.sub(swap, html)
 
 
+def _shared_script(code: str, root: str, assets: ChromeAssets) -> str:
+    name = f"{ASSET_DIR}{_digest(code)}.js"
+    assets.scripts[name] = code + "\n"
+    return f'<script src="{root}{name}"></script>'
+
+
+def _progress_name(html: str) -> str:
+    """The progress bar named by an attribute instead of overrides/main.html's script."""
+    found = _PROGRESS_SCRIPT.search(html)
+    if found is None or html.count(_PROGRESS) != 1:
+        return html
+    named = f'{_PROGRESS[:-1]} aria-label="{found.group(1)}">'
+    return _PROGRESS_SCRIPT.sub("", html, count=1).replace(_PROGRESS, named)
+
+
+def _head_into_palette(html: str) -> str:
+    """The head's inline script moved to the start of the palette script: no script runs
+    between them, and the palette script is the first to call what the head's defines."""
+    found = list(_SCRIPT.finditer(html))
+    for first, second in itertools.pairwise(found):
+        if first.group(1).startswith(_HEAD_SCRIPT) and _PALETTE_SCRIPT in second.group(1):
+            between = html[first.end() : second.start()]
+            if "<script" in between or "__md_" in between:
+                return html
+            code = first.group(1).rstrip().rstrip(";") + ";" + second.group(1)
+            return (
+                html[: first.start()] + between + f"<script>{code}</script>" + html[second.end() :]
+            )
+    return html
+
+
 def _scripts(html: str, root: str, assets: ChromeAssets) -> str:
     def move(match: re.Match[str]) -> str:
-        code = _SCOPE.sub('new URL("../..",document.currentScript.src)', match.group(1))
-        name = f"{ASSET_DIR}inline-{_digest(code)}.js"
-        assets.scripts[name] = code + "\n"
-        return f'<script src="{root}{name}"></script>'
+        code = _SCOPE.sub(
+            f'new URL("{_UP.rstrip("/")}",document.currentScript.src)', match.group(1)
+        )
+        return _shared_script(code, root, assets)
 
     searching = 'data-md-component="search"' in html
 
@@ -254,9 +300,14 @@ def _scripts(html: str, root: str, assets: ChromeAssets) -> str:
             words.pop("select.version", None)  # no version selector to name
         text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
         text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-        return match.group(1) + text + match.group(3)
+        # Material's bundle reads the element once, when it runs: a classic script just
+        # before it puts the element back where it stood (the same for every page of a frame).
+        element = match.group(1) + text + match.group(3)
+        code = f'document.currentScript.insertAdjacentHTML("afterend",{json.dumps(element)})'
+        return _shared_script(code, root, assets)
 
-    return _CONFIG.sub(compact, _SCRIPT.sub(move, html))
+    html = _SCRIPT.sub(move, _head_into_palette(_progress_name(html)))
+    return _CONFIG.sub(compact, html)
 
 
 NAV, LIST, ENTRY = "nav", "list", "entry"  # frame kinds: a navigation page, a tag or month list
@@ -278,7 +329,7 @@ def lean_frame(
 
 # Sprite links are written with this placeholder and fixed once every frame is lean: the
 # sprite's name is the hash of every icon of every frame, its ids are short names.
-_SPRITE_SLOT = "assets/memsite/icons-SPRITE.svg"
+_SPRITE_SLOT = f"{ASSET_DIR}SPRITE.svg"
 _SPRITE_LINK = re.compile(re.escape(_SPRITE_SLOT) + "#([0-9a-f]{8})")
 
 

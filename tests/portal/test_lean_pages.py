@@ -4,6 +4,7 @@ from shared files, and every rule leaves markup it does not know as it was."""
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from memsite.portal.chrome import (
+    ASSET_DIR,
     ENTRY,
     LIST,
     ChromeAssets,
@@ -78,19 +80,54 @@ def test_moved_scripts_and_styles_exist(generated: Built) -> None:
     seen = set()
     for page in frame_pages(site):
         for _, _, value in page.links:
-            if "assets/memsite/inline-" in value or "assets/memsite/styles-" in value:
+            if re.search(r"(^|/)m/[0-9a-f]{8}\.(js|css)$", value):
                 target = resolve_link(site, page.url, value)
                 assert target is not None and target.is_file(), (page.url, value)
                 seen.add(target.name)
         html = page.path.read_text(encoding="utf-8")
-        inline = re.findall(r"<script>", html)
-        assert inline == [], page.url  # only the JSON configuration stays in the page
-    assert any(name.startswith("styles-") for name in seen)
-    css = next((site / "assets" / "memsite").glob("styles-*.css")).read_text()
+        assert re.findall(r"<script>", html) == [], page.url  # no inline script stays
+        assert 'id="__config"' not in html, page.url  # the configuration comes from m/
+    assert any(name.endswith(".css") for name in seen)
+    css = next((site / ASSET_DIR).glob("*.css")).read_text()
     for line in css.splitlines():
         found = re.fullmatch(r'@import url\("([^"]+)"\);', line)
         assert found is not None
-        assert (site / "assets" / "memsite" / found.group(1)).resolve().is_file(), line
+        assert (site / ASSET_DIR / found.group(1)).resolve().is_file(), line
+
+
+def test_the_configuration_script_puts_materials_json_back() -> None:
+    """The shared script writes Material's ``__config`` element right after itself, before
+    Material's bundle (the next script) reads it; the head's helpers run in the palette
+    script, and the progress bar is named by an attribute."""
+    config = '{"base": "../..", "features": ["navigation.instant"], "x": "<&>"}'
+    html = (
+        '<head><script>__md_scope=new URL("../..",location),__md_get=()=>null</script></head>'
+        '<body><form data-md-component="palette"></form>'
+        '<script>var palette=__md_get("__palette")</script>'
+        '<div class="md-progress" data-md-component="progress" role="progressbar"></div>'
+        f'<script id="__config" type="application/json">{config}</script>'
+        '<script src="../../assets/javascripts/bundle.js"></script>'
+        '<script>document.querySelector("[data-md-component=progress]")?.setAttribute('
+        '"aria-label", "Page loading");</script></body>'
+    )
+    assets = ChromeAssets()
+    lean = lean_frame(html, "../../", assets)
+    assert "<script>" not in lean and "__config" not in lean
+    assert 'role="progressbar" aria-label="Page loading"></div>' in lean
+    scripts = re.findall(r'<script src="\.\./\.\./(m/[0-9a-f]{8}\.js)"></script>', lean)
+    assert len(scripts) == 2  # the palette script (with the head's) and the configuration
+    assert lean.index(scripts[1]) < lean.index("bundle.js")
+    palette, setup = (assets.scripts[name] for name in scripts)
+    assert palette.startswith('__md_scope=new URL("..",document.currentScript.src)')
+    assert 'var palette=__md_get("__palette")' in palette
+    prefix = 'document.currentScript.insertAdjacentHTML("afterend",'
+    assert setup.startswith(prefix) and setup.endswith(")\n")
+    element = json.loads(setup.removeprefix(prefix).removesuffix(")\n"))
+    opening = '<script id="__config" type="application/json">'
+    assert element.startswith(opening) and element.endswith("</script>")
+    value = json.loads(element.removeprefix(opening).removesuffix("</script>"))
+    assert value == json.loads(config)
+    assert "<&>" not in element  # escaped in the JSON: the element's text is one text node
 
 
 def test_the_largest_page_at_a_generated_store_is_small(generated: Built) -> None:

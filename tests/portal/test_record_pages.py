@@ -47,5 +47,5 @@ def test_entry_pages_read_like_records(store_root: Path, tmp_path: Path) -> None
     assert "<eu-west-1>" not in html
     category = (site / "categories" / "architecture" / "index.html").read_text()
     card = category.split('class="memsite-fact"', 1)[1].split("</div>", 1)[0]
-    assert f'<a class="memsite-fact-link" href="../../entries/{new["id"]}/">' in card
+    assert f'<a href="../../entries/{new["id"]}/">' in card
     assert "The database is Postgres 16. It runs in &lt;eu-west-1&gt;.</a>" in card

@@ -19,7 +19,7 @@ from tests.portal.conftest import (
 from tests.portal.searchfiles import read_search
 
 ALLOWED_SCRIPT_SOURCES = re.compile(
-    r"(assets/memsite/(lunr|search|filter|inline-[0-9a-f]{8})\.js|bundle\.[0-9a-f]+\.min\.js)$"
+    r"(assets/memsite/(lunr|search|filter)\.js|(^|/)m/[0-9a-f]{8}\.js|bundle\.[0-9a-f]+\.min\.js)$"
 )
 
 
