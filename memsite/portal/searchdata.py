@@ -5,32 +5,44 @@ written here, with the same analysis (``core.stem.terms``: word tokens, then Por
 the same tables (synonyms, common words, weights), which ``meta.json`` carries. So the header
 box, the search page and ``memsite search`` agree on tokens, stems, typos and order.
 
-Files under ``search/`` (``refs`` are positions in :attr:`Portal.entries`):
+Files under ``search/`` (``refs`` are positions in :attr:`Portal.entries` read backwards,
+oldest first: a new fact takes the next ref, and the refs of all others stay as they were):
 
 * ``meta.json``: counts, the shared name lists (categories, tags, statuses), the first term of
-  every term shard, the word lengths that have a vocabulary file, and the ranking's tables.
+  every term shard, the word lengths that have a vocabulary file, the ranking's tables, and
+  the day of every ref (``days``: runs of ``[day delta, count]``, days since 1970), from which
+  the browser takes the recency factor against today, as the CLI does.
 * ``t/N.json``: a contiguous, sorted range of terms, each with its document frequency and its
   postings ``[ref delta, value, ...]``. A value is ``impact * 8 + status``: the term's BM25
-  weight in that entry (content terms, plus tag and key terms counting ``META_WEIGHT`` times)
-  times the entry's recency factor, scaled to an integer. Both factors of the CLI's score that
-  depend on one entry only are thus computed here, once. Shards are cut at about
-  :data:`SHARD_BYTES`; a term held by more than :data:`MAX_POSTINGS` entries keeps the
-  postings of its highest impacts (its frequency stays exact, for the IDF).
+  weight in that entry (content terms, plus tag and key terms counting ``META_WEIGHT`` times),
+  scaled to an integer, with the average length rounded to three digits (what one new fact
+  moves it by seldom changes that). So a value depends on its entry and its term alone, and
+  one new fact changes the shards of its own terms only. A shard ends before a term whose
+  hash says so once it holds :data:`SHARD_MIN` bytes (or before :data:`SHARD_MAX`): its ends
+  do not move when another shard grows. A term held by more than :data:`MAX_POSTINGS`
+  entries keeps the postings of its highest impacts (its frequency stays exact, for the
+  IDF).
 * ``v/L.json``: the indexed words of length ``L`` (unstemmed), for typo matching.
-* ``i/XY.json``: ids starting with ``XY`` and their refs, for lookup by id prefix.
+* ``i/XY.json``: ids starting with ``XY`` and their refs, newest first, for lookup by id
+  prefix.
 * ``d/N.json``: what a result shows for refs ``N * CHUNK`` onwards: id, title, text, category,
   tags, status, day, key.
 * ``f/KIND-N.json``: the refs (delta coded) of one category (``c``), tag (``g``) or status
   (``s``), loaded when the search page filters on it.
 
 The CLI's score has one term these files cannot give: the bonus for query words that stand next
-to each other in a fact (it needs word positions). Everything else is the same formula.
+to each other in a fact (it needs word positions). Everything else is the same formula (the
+recency factor from the day, not the second, of a fact).
+
+Since every file depends only on the entries it covers, a rebuild after one new fact gives
+mostly the same bytes: :meth:`~memsite.portal.site.Site.write_search` rewrites only the
+files that changed (its own terms' shards, the last rows file, its id prefix, its filters,
+``meta.json``).
 """
 
 from __future__ import annotations
 
 import json
-import math
 import re
 import sys
 import zlib
@@ -47,13 +59,17 @@ from memsite.core.stem import name_terms, stem
 from memsite.core.text import normalize, one_line, word_tokens
 from memsite.portal.model import EntryView, Portal
 
-VERSION = 2
+VERSION = 3
 META_FILE = "search/meta.json"
-SHARD_BYTES = 48_000
+# At 100k entries these give shards of 36 KB on average (what a query fetches per word).
+SHARD_MIN = 16_000  # a shard holds at least this much of JSON (unless it is the last) ...
+SHARD_MAX = 64_000  # ... and ends before this much (unless one term is larger)
+CUT_EVERY = 16  # past SHARD_MIN, a term starts a shard when its hash is 0 modulo this
 MAX_POSTINGS = 5_000
 CHUNK = 40  # results shown per fetch of ``d/N.json``
 TEXT_MAX = 600  # characters of an entry's text kept for its snippet
-SCALE = 50  # impacts are round(weight * SCALE): at most about 2.2 * 1.15 * 50 = 127
+SCALE = 50  # impacts are round(weight * SCALE): at most about 2.2 * 50 = 110
+DAY = 86_400
 ID_CHARS = 2
 MIN_WORD = 3  # the CLI's word table keeps words of 3+ characters
 _CODE_TICKS = re.compile(r"(`+)(.+?)\1")
@@ -103,15 +119,24 @@ def analysed(entry: EntryView) -> tuple[list[str], list[str], set[str]]:
     return body, meta_terms(names, None), words
 
 
+def search_order(portal: Portal) -> list[EntryView]:
+    """The entries by ref: oldest first (:attr:`Portal.entries` backwards)."""
+    return portal.entries[::-1]
+
+
+def average_length(total: int, documents: int) -> float:
+    """The average analysed length the impacts use: rounded to three significant digits, so
+    that one more fact seldom changes it (and with it every impact)."""
+    return float(f"{total / documents:.3g}") if documents else 0.0
+
+
 def impacts(
     entries: Sequence[EntryView],
 ) -> tuple[dict[str, array[int]], dict[int, set[str]], float]:
     """term → [ref, value, ref, value, ...] in ref order; words by length; the average length."""
     rows = [analysed(e) for e in entries]
-    total = sum(len(body) + len(meta) for body, meta, _ in rows)
-    average = total / len(entries) if entries else 0.0
+    average = average_length(sum(len(body) + len(meta) for body, meta, _ in rows), len(entries))
     statuses = {name: n for n, name in enumerate(status_order())}
-    newest = max((_timestamp(e.created) for e in entries), default=0.0)
     postings: dict[str, array[int]] = defaultdict(lambda: array("l"))
     by_length: dict[int, set[str]] = defaultdict(set)
     k1, b, meta_weight = ranking.K1, ranking.B, ranking.META_WEIGHT
@@ -119,19 +144,28 @@ def impacts(
         for word in words:
             by_length[len(word)].add(word)
         norm = k1 * (1 - b + b * (len(body) + len(meta)) / (average or 1.0))
-        age_days = (newest - _timestamp(entry.created)) / 86400
-        recency = 1 + ranking.RECENCY_WEIGHT * math.pow(
-            0.5, max(age_days, 0.0) / ranking.RECENCY_HALF_LIFE_DAYS
-        )
         counts: Counter[str] = Counter(body)
         for term in meta:
             counts[term] += meta_weight  # type: ignore[assignment]
         status = statuses[entry.status]
-        scale = SCALE * recency
         for term, tf in counts.items():
-            impact = int(tf * (k1 + 1) / (tf + norm) * scale + 0.5) or 1
+            impact = int(tf * (k1 + 1) / (tf + norm) * SCALE + 0.5) or 1
             postings[term].extend((ref, impact * 8 + status))
-    return postings, by_length, round(average, 4)
+    return postings, by_length, average
+
+
+def day_runs(entries: Sequence[EntryView]) -> list[int]:
+    """The day (since 1970, UTC) of every ref as runs: ``[day delta, count, ...]``."""
+    out: list[int] = []
+    last = 0
+    for entry in entries:
+        day = int(_timestamp(entry.created) // DAY)
+        if out and day == last:
+            out[-1] += 1
+        else:
+            out += (day - last, 1)
+            last = day
+    return out
 
 
 def _timestamp(created: str) -> float:
@@ -164,8 +198,14 @@ def _encode_postings(found: array[int]) -> str:
     return _dumps(flat)
 
 
+def _starts_shard(term: str) -> bool:
+    return zlib.crc32(term.encode("utf-8", "surrogatepass")) % CUT_EVERY == 0
+
+
 def term_shards(postings: dict[str, array[int]]) -> list[tuple[str, bytes]]:
-    """Sorted terms cut into shards of about :data:`SHARD_BYTES` of JSON: (first term, file)."""
+    """Sorted terms cut into shards of :data:`SHARD_MIN` to :data:`SHARD_MAX` bytes of JSON:
+    (first term, file). Where a shard ends depends on the terms, not on the bytes before: a
+    shard that grows moves at most its own end."""
     shards: list[tuple[str, bytes]] = []
     terms: list[str] = []
     frequencies: list[int] = []
@@ -183,7 +223,8 @@ def term_shards(postings: dict[str, array[int]]) -> list[tuple[str, bytes]]:
         found = postings[term]
         data = _encode_postings(found)
         cost = len(term) + len(data) + 10
-        if terms and size + cost > SHARD_BYTES:
+        full = size >= SHARD_MIN and _starts_shard(term)
+        if terms and (full or size + cost > SHARD_MAX):
             cut()
             terms, frequencies, encoded, size = [], [], [], 0
         terms.append(term)
@@ -215,7 +256,7 @@ def _result_row(
 
 def search_files(portal: Portal) -> dict[str, bytes]:
     """Every file of the portal's search index, by path under the site."""
-    entries = portal.entries
+    entries = search_order(portal)
     categories = [c.name for c in portal.categories]
     cat_index = {name: n for n, name in enumerate(categories)}
     tag_names = [t.name for t in portal.tags]
@@ -232,8 +273,9 @@ def search_files(portal: Portal) -> dict[str, bytes]:
         files[f"search/v/{length}.json"] = _dump(sorted(words))
 
     by_prefix: dict[str, list[list[Any]]] = defaultdict(list)
-    for ref, entry in enumerate(entries):
-        by_prefix[entry.id[:ID_CHARS].lower()].append([entry.id, ref])
+    for ref in range(len(entries) - 1, -1, -1):  # newest first
+        entry_id = entries[ref].id
+        by_prefix[entry_id[:ID_CHARS].lower()].append([entry_id, ref])
     for prefix, rows in by_prefix.items():
         if _safe_name(prefix):
             files[f"search/i/{prefix}.json"] = _dump(rows)
@@ -266,6 +308,7 @@ def search_files(portal: Portal) -> dict[str, bytes]:
         "statuses": statuses,
         "shards": [first for first, _ in shards],
         "lengths": sorted(by_length),
+        "days": day_runs(entries),
         "ranking": ranking_tables(),
     }
     # Every other file is fetched as NAME?v=STAMP, and meta.json without the browser's cache:
@@ -296,6 +339,8 @@ def ranking_tables() -> dict[str, Any]:
         "prefixMaxTerms": ranking.PREFIX_MAX_TERMS,
         "fuzzyWeight": {str(k): v for k, v in ranking.FUZZY_WEIGHT.items()},
         "coveragePower": ranking.COVERAGE_POWER,
+        "recencyWeight": ranking.RECENCY_WEIGHT,
+        "recencyHalfLifeDays": ranking.RECENCY_HALF_LIFE_DAYS,
     }
 
 

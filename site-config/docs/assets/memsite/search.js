@@ -394,6 +394,26 @@
     return Math.log(1 + (documents - df + 0.5) / (df + 0.5));
   }
 
+  /* The day (since 1970) of every ref, from meta.days: runs of [day delta, count]. */
+  function refDays(meta) {
+    if (!meta.refDays) {
+      var days = new Int32Array(meta.documents), day = 0, at = 0;
+      for (var k = 0; k < meta.days.length; k += 2) {
+        day += meta.days[k];
+        days.fill(day, at, at + meta.days[k + 1]);
+        at += meta.days[k + 1];
+      }
+      meta.refDays = days;
+    }
+    return meta.refDays;
+  }
+
+  /* core.ranking.score's recency factor, from the fact's day (its middle) to now. */
+  function recency(raw, day, today) {
+    var age = Math.max(today - day - 0.5, 0);
+    return 1 + raw.recencyWeight * Math.pow(0.5, age / raw.recencyHalfLifeDays);
+  }
+
   /* Ranked refs for a query: {refs, matched (terms found, for highlighting), ids}. */
   Engine.prototype.search = function (query, filters) {
     var self = this;
@@ -431,12 +451,14 @@
               matched.set(ref, (matched.get(ref) || 0) + importance);
             });
           });
-          var scored = [];
+          var scored = [], days = refDays(meta), today = Date.now() / 86400000;
           total.forEach(function (s, ref) {
             var share = matched.get(ref) / (weightAll || 1);
-            scored.push([s * Math.pow(share, meta.ranking.coveragePower), ref]);
+            var factor = recency(meta.ranking, days[ref], today);
+            scored.push([s * Math.pow(share, meta.ranking.coveragePower) * factor, ref]);
           });
-          scored.sort(function (a, b) { return b[0] - a[0] || a[1] - b[1]; });
+          /* Ties: newest first (refs count from the oldest), as the CLI's compaction order. */
+          scored.sort(function (a, b) { return b[0] - a[0] || b[1] - a[1]; });
           var refs = scored.map(function (pair) { return pair[1]; });
           var first = ids.filter(function (ref) { return !allowed || allowed.has(ref); });
           var seen = new Set(first);
@@ -855,7 +877,7 @@
           }
           return engine.allowed({ category: f.category, tag: f.tag, browseStatus: f.status })
             .then(function (allowed) {
-              var refs = Array.from(allowed).sort(function (a, b) { return a - b; });
+              var refs = Array.from(allowed).sort(function (a, b) { return b - a; });
               return { refs: refs, matched: new Set() };
             });
         }
