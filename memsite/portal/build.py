@@ -13,7 +13,7 @@ A cold build (:func:`build_site`) is one straight pipeline:
    page, where Material would draw its whole navigation once more (plain ``mkdocs build`` pays
    that per page, and Markdown parsing on top);
 4. page bodies rendered from ``templates/`` go into their frames; entry pages are split over
-   both cores and the Lunr index is built at the same time;
+   both cores, and the worker then builds the search index (``searchdata``);
 5. raw files: ``entries/<id>.json``, ``index.md``, ``llms.txt``, ``feed.xml`` (Atom: the
    latest changes), ``sitemap.xml``, Material's search index (entry documents added
    directly, so its plugin parses no entry HTML).
@@ -24,6 +24,7 @@ A cold build (:func:`build_site`) is one straight pipeline:
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -240,22 +241,39 @@ class BuildResult:
     search_bytes: int = 0
 
 
-def _write_chunk(site: Site, portal: Portal, ids: Sequence[str], counter: Any) -> int:
+def _frozen(fork: bool) -> bool:
+    """Before a fork: the objects made so far are left out of garbage collection, so that a
+    collection in either process does not write to (and so copy) the pages both share."""
+    if fork:
+        gc.freeze()
+    return fork
+
+
+def _write_chunk(site: Site, portal: Portal, ids: Sequence[str], counter: Any) -> dict[str, bytes]:
+    """The worker's half of the entry pages, then the search index (one worker, not two: on
+    two cores, a third busy process only adds memory)."""
+
     def tick(n: int) -> None:
         counter.value += n
 
-    return site.write_entries(portal, ids, tick)
+    site.write_entries(portal, ids, tick)
+    return search_files(portal)
 
 
-def _write_entry_pages(site: Site, portal: Portal, fork: bool, progress: Progress | None) -> None:
-    """Every entry page, half of them in a forked worker when there are enough to split."""
+def _write_entry_pages(
+    site: Site, portal: Portal, fork: bool, progress: Progress | None
+) -> dict[str, bytes]:
+    """Every entry page, half of them in a forked worker when there are enough to split;
+    returns the search index's files, made by that worker (or here) meanwhile."""
     import multiprocessing
 
     ids = [e.id for e in portal.entries]
     total = len(ids)
     counter = multiprocessing.get_context().Value("q", 0, lock=False)
     half = total // 2 if fork and total >= 400 else 0
-    worker: Task[int] = Task(_write_chunk, site, portal, ids[:half], counter, fork=fork)
+    worker: Task[dict[str, bytes]] = Task(
+        _write_chunk, site, portal, ids[:half], counter, fork=_frozen(fork)
+    )
 
     def tick(n: int) -> None:
         counter.value += n
@@ -264,11 +282,12 @@ def _write_entry_pages(site: Site, portal: Portal, fork: bool, progress: Progres
 
     site.write_entries(portal, ids[half:], tick)
     site.write_tags(portal)
-    worker.result()
+    search = worker.result()
     for entry_id in ids[:half]:  # written by the worker: remember what, for later updates
         site.written[f"entries/{entry_id}/index.html"] = portal.page(entry_id)
     if progress is not None:
         progress(total, total)
+    return search
 
 
 def build_site(
@@ -285,10 +304,9 @@ def build_site(
     earlier = prepare_site_dir(site_dir)
     fork = can_fork() if parallel is None else parallel
     memory.state()  # read once, before any fork: both processes share it
-    findings_task: Task[list[Finding]] = Task(memory.findings, fork=fork)
+    findings_task: Task[list[Finding]] = Task(memory.findings, fork=_frozen(fork))
     cache = cache or PortalCache()
     portal = portal_for(memory, cache)
-    search_task: Task[dict[str, bytes]] = Task(search_files, portal, fork=fork)
     made = render_frames(portal, memory.config.site, site_dir, strict=strict, site_url=site_url)
     # The config's site_url wins over the caller's, as in the MkDocs config (portal_config).
     base_url: str | None = memory.config.site.get("site_url") or site_url
@@ -296,9 +314,11 @@ def build_site(
     for rel, data in made.assets.items():
         site.put(rel, data)
     site.put(".nojekyll", b"")
-    _write_entry_pages(site, portal, fork, progress)
-    findings = findings_task.result()
-    search = search_task.result()
+    try:
+        search = _write_entry_pages(site, portal, fork, progress)
+        findings = findings_task.result()
+    finally:
+        gc.unfreeze()  # serve goes on in this process: its garbage is collected again
     if not secret_ids(findings):
         portal = portal.with_findings(findings)
     else:
@@ -310,6 +330,7 @@ def build_site(
         search = search_files(portal)
     site.write_search(search)
     site.write_rest(portal)
+    site.last = portal
     if earlier:
         site.sweep(made.copied)
     total = len(portal.entries)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from memsite.core.budget import render_index
+from memsite.core.budget import IndexItem, index_item, render_items
 from memsite.core.compaction import ACTIVE, STATUSES, Compaction, Finding, reachable
 from memsite.core.entry import Entry, format_created
 from memsite.core.markdown import category_title
@@ -55,6 +55,7 @@ class PortalCache:
         self._entries: dict[tuple[Any, ...], Entry] = {}
         self._views: dict[tuple[Any, ...], EntryView] = {}
         self._json: dict[tuple[Any, ...], str] = {}
+        self._items: dict[tuple[Any, ...], IndexItem] = {}
         self._titles: dict[str, str] = {}
         # The entry files' links on the repository host, and what they were read for
         # (HEAD, the store's folder in the repository, repo_url): see build.file_links.
@@ -92,9 +93,17 @@ class PortalCache:
             found = self._json[jkey] = json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
         return found
 
+    def index_item(self, key: tuple[Any, ...], entry: Entry) -> IndexItem:
+        """The redacted entry's line in index.md, with its cost (see ``core.budget``)."""
+        found = self._items.get(key)
+        if found is None:
+            found = self._items[key] = index_item(entry)
+        return found
+
     def keep_only(self, keys: set[tuple[Any, ...]]) -> None:
         """Forget entries that are gone (long serve sessions)."""
         self._entries = {k: v for k, v in self._entries.items() if k in keys}
+        self._items = {k: v for k, v in self._items.items() if k in keys}
         self._views = {k: v for k, v in self._views.items() if k[0] in keys}
         self._json = {k: v for k, v in self._json.items() if k[0] in keys}
 
@@ -385,20 +394,19 @@ def build_portal(
     cache = cache or PortalCache()
     full = secret_ids(findings)
     keyed = [cache.redacted(e, e.id in full) for e in result.entries]
-    redacted = [e for _, e in keyed]
-    safe_result = dataclasses.replace(
-        result,
-        entries=redacted,
-        by_id={e.id: e for e in redacted},
-        categories=list(dict.fromkeys(cache.redactor.text(c) for c in result.categories)),
-        findings=[],
-    )
+    safe_categories = list(dict.fromkeys(cache.redactor.text(c) for c in result.categories))
     safe_claims = redact_all(claims or {}, cache.redactor.text)
     views = [
         cache.view(k, e, result.status[e.id], result.edges.get(e.id, ()), safe_claims.get(e.id))
         for k, e in keyed
     ]
-    categories, tags = _groups(views, safe_result.categories, set(weights), cache._titles)
+    categories, tags = _groups(views, safe_categories, set(weights), cache._titles)
+    # index.md as core.budget.render_index makes it, from lines kept between builds.
+    lines: dict[str, list[IndexItem]] = defaultdict(list)
+    for key, entry in keyed:
+        if result.status[entry.id] == ACTIVE:
+            lines[entry.category].append(cache.index_item(key, entry))
+    sections = {c: lines[c] for c in safe_categories if lines.get(c)}
     losers: dict[str, list[str]] = defaultdict(list)
     for loser in result.entries:
         if loser.id in result.winner:
@@ -422,7 +430,7 @@ def build_portal(
         by_id={v.id: v for v in views},
         categories=categories,
         tags=tags,
-        index_md=render_index(safe_result, weights, budget),
+        index_md=render_items(sections, weights, budget),
         json_texts=json_texts,
         edges=dict(result.edges),
         superseded_by=dict(result.superseded_by),

@@ -136,7 +136,6 @@ class Renderer:
         self._row_macro: Callable[..., Markup] = macros.row  # type: ignore[attr-defined]
         self._cards: dict[tuple[str, EntryView], Markup] = {}
         self._rows: dict[tuple[str, EntryView], Markup] = {}
-        self._entry_bodies: dict[EntryPage, str] = {}
         self._tag_bodies: dict[tuple[Any, ...], list[PageOut]] = {}
 
     # --- fragments ------------------------------------------------------------------------
@@ -169,16 +168,13 @@ class Renderer:
         live = set(portal.entries)
         self._cards = {k: v for k, v in self._cards.items() if k[1] in live}
         self._rows = {k: v for k, v in self._rows.items() if k[1] in live}
-        self._entry_bodies = {k: v for k, v in self._entry_bodies.items() if k.entry in live}
 
     # --- pages ----------------------------------------------------------------------------
 
     def entry_page(self, page: EntryPage) -> PageOut:
-        body = self._entry_bodies.get(page)
-        if body is None:
-            body = self._entry_bodies[page] = self._render(
-                "entry.html", f"entries/{page.entry.id}/", page=page
-            )
+        # Not remembered: the site rewrites an entry page only when its data changed (and at
+        # 100k entries the bodies would hold 400 MB).
+        body = self._render("entry.html", f"entries/{page.entry.id}/", page=page)
         return PageOut(f"entries/{page.entry.id}/", page.entry.title, body, ENTRY_SHELL)
 
     def tag_page_list(self, tag: TagView) -> list[PageOut]:

@@ -51,6 +51,7 @@ class Site:
     search_config: dict[str, Any]
     site_url: str | None
     written: dict[str, Any] = field(default_factory=dict)
+    last: Portal | None = None  # the portal the last update (or build) wrote
     _dirs: set[str] = field(default_factory=set)
     _page_paths: set[str] = field(default_factory=set)  # every page the last write_rest made
 
@@ -184,9 +185,36 @@ class Site:
 
     def update(self, portal: Portal, *, atomic: bool = True) -> int:
         """Rewrite what changed since the last write of this site (serve's incremental path)."""
-        changed = self.write_entries(portal, [e.id for e in portal.entries], atomic=atomic)
+        settled = unchanged_pages(self.last, portal)
+        ids = [e.id for e in portal.entries if e.id not in settled]
+        changed = self.write_entries(portal, ids, atomic=atomic)
         changed += self.write_tags(portal, atomic=atomic)
         changed += self.write_rest(portal, atomic=atomic)
         changed += len(self.remove_stale(portal))
         self.renderer.forget_except(portal)
+        self.last = portal
         return changed
+
+
+def unchanged_pages(old: Portal | None, new: Portal) -> set[str]:
+    """Entries whose page data cannot differ from what ``old`` gave them: the same view
+    object (the portal cache gives an unchanged entry its old one), the same file link, and
+    no part in any relation a page shows (history, duplicates, claims) in either portal. Their
+    pages are not even compared (at 100k entries that would cost a second)."""
+    if old is None:
+        return set()
+    related: set[str] = set()
+    for portal in (old, new):
+        for links in (portal.edges, portal.superseded_by, portal.losers):
+            related.update(links)
+            for ids in links.values():
+                related.update(ids)
+        related.update(portal.winner)
+        related.update(portal.winner.values())
+        related.update(portal.claims)
+    before, hrefs, now = old.by_id, old.file_links, new.file_links
+    return {
+        e.id
+        for e in new.entries
+        if before.get(e.id) is e and e.id not in related and hrefs.get(e.id) == now.get(e.id)
+    }

@@ -44,7 +44,7 @@ def test_one_new_entry_rewrites_only_what_shows_it(tmp_path: Path) -> None:
     assert new_id in (site_dir / "index.html").read_text()
     assert broken_links(site_dir) == []
     background(session)
-    assert read_search(site_dir).ids[0] == new_id
+    assert read_search(site_dir).ids[-1] == new_id  # refs count from the oldest
 
 
 def test_superseding_and_deleting_update_both_sides(tmp_path: Path) -> None:
@@ -100,3 +100,25 @@ def test_watch_ignores_reads_and_temporaries(tmp_path: Path) -> None:
     watch.dirty = False
     watch.dispatch(event("modified", tmp_path / "config.json"))
     assert watch.dirty
+
+
+def test_updates_give_the_pages_of_a_cold_build(tmp_path: Path) -> None:
+    """Pages serve skips without comparing (unchanged view, no relation) are what a cold
+    build of the same store writes, after an addition and a supersession."""
+    store = copy_demo(tmp_path)
+    memory = Memory.open(str(store), {}, tmp_path)
+    site_dir = tmp_path / "serve-site"
+    session = cold_build(memory, site_dir, URL, PortalCache())
+    writer = Memory.open(str(store), {}, tmp_path)
+    text = "Releases are cut from main every Tuesday"
+    first = writer.add(text, "conventions")
+    session = update(session, lambda _: None)
+    some = next(e for e in session.portal.entries if e.active and e.id != first["id"])
+    Memory.open(str(store), {}, tmp_path).amend(some.id, some.content + " Checked again.")
+    session = update(session, lambda _: None)
+    fresh = tmp_path / "fresh"
+    cold_build(Memory.open(str(store), {}, tmp_path), fresh, URL, PortalCache())
+    pages = sorted(p.relative_to(fresh) for p in (fresh / "entries").glob("*/index.html"))
+    assert len(pages) == 66
+    for rel in pages:
+        assert (site_dir / rel).read_bytes() == (fresh / rel).read_bytes(), rel
