@@ -909,6 +909,20 @@
     mountHighlight();
   }
 
+  /* The skip link (overrides/main.html) moves the focus to the content itself. Left to the
+   * browser, Material's instant navigation would take the same-page link too, re-render the
+   * content and leave the focus wherever that put it (the next Tab could land in the
+   * navigation). Listening in the capture phase runs before Material's own listener, once
+   * for the page's whole life (this file runs once; instant navigation keeps the header). */
+  document.addEventListener("click", function (ev) {
+    var link = ev.target && ev.target.closest ? ev.target.closest("a.md-skip") : null;
+    var target = link && link.hash ? document.getElementById(link.hash.slice(1)) : null;
+    if (!target) return;
+    ev.preventDefault();
+    ev.stopImmediatePropagation();
+    target.focus();
+  }, true);
+
   window.memsiteSearch = {
     mount: mount,
     engine: engineFor,
