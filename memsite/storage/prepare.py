@@ -11,7 +11,6 @@ of the views are rendered when a view or index.md is first made from them (``ren
 from __future__ import annotations
 
 import contextlib
-import gc
 import itertools
 import marshal
 import os
@@ -198,18 +197,11 @@ def _revive(item: tuple[Any, ...] | None) -> Prepared | RecordRow | None:
 
 
 def prepare_many(folder: Path, limit: int, names: Sequence[str]) -> Batch:
-    """Every named file read and prepared, in one process. The cyclic garbage collector
-    rests meanwhile: nothing made here holds a cycle, and its passes over the growing heap
-    cost ~10% of the loop."""
+    """Every named file read and prepared, in one process (a big batch comes here from
+    ``Index._sync``, which has the cyclic collector off, in the forked worker too)."""
     words: set[str] = set()
     prefix = os.path.join(folder, "")  # a path joined as text: a ``Path`` costs ~5 µs a file
-    collecting = gc.isenabled()
-    gc.disable()
-    try:
-        return Batch([_prepare(prefix + name, name, limit, words) for name in names], words)
-    finally:
-        if collecting:
-            gc.enable()
+    return Batch([_prepare(prefix + name, name, limit, words) for name in names], words)
 
 
 def _prepare_packed(folder: Path, limit: int, names: Sequence[str]) -> bytes:
