@@ -152,6 +152,11 @@ _REFERENCE = (
 _IGNORED_VALUE = r"AP[\dABCDEF][a-zA-Z0-9]{8,}"
 _SRI = r"(?i:sha(?:1|256|384|512)-)"
 ENTROPY_LIMIT = 4.5
+# Every pattern of detect-secrets' keyword detector holds a term of its denylist ("api_?key",
+# "db_?pass", "password", "pwd", "secret", "contraseña", ...), matched ignoring case, and each
+# term holds one of these: a line none of them matches (with the same case rule) is not
+# worth the detector's dozen slow patterns. tests/core/test_secrets.py checks both claims.
+_KEYWORD_HINT = r"(?i)key|pass|pwd|secret|contrase"
 _SKIPPED_PLUGINS = {
     "KeywordDetector",  # run separately, in its assignment-aware mode
     "Base64HighEntropyString",  # replaced by the tuned check below
@@ -328,18 +333,24 @@ def _library_values(text: str) -> Iterator[tuple[str, str]]:
                     value = value.split()[0]
                 if not placeholder(value) and not _re(_IGNORED_VALUE).fullmatch(value):
                     yield slug(plugin.secret_type), value
-        context = snippet([line], 1)
-        for found in keyword.analyze_line(
-            filename="memsite.yaml", line=line, line_number=1, context=context
-        ):
-            # In its config mode the detector takes the rest of the line ("see 1Password
-            # (vault …)"): the first word is the value.
-            words = (found.secret_value or "").split()
-            value = words[0].strip("\"'`,;") if words else ""
-            if credential_like(value):
-                yield "secret-keyword", value
+        if _re(_KEYWORD_HINT).search(line):  # else no pattern of the keyword detector matches
+            yield from _keyword_values(keyword, snippet, line)
         for match in _entropy_runs(line):
             yield "high-entropy-string", match.group().rstrip("=")
+
+
+def _keyword_values(keyword: Any, snippet: Any, line: str) -> Iterator[tuple[str, str]]:
+    """The values detect-secrets' keyword detector finds in one line."""
+    context = snippet([line], 1)
+    for found in keyword.analyze_line(
+        filename="memsite.yaml", line=line, line_number=1, context=context
+    ):
+        # In its config mode the detector takes the rest of the line ("see 1Password
+        # (vault …)"): the first word is the value.
+        words = (found.secret_value or "").split()
+        value = words[0].strip("\"'`,;") if words else ""
+        if credential_like(value):
+            yield "secret-keyword", value
 
 
 def scan(text: str, *, full: bool = False) -> list[SecretHit]:
@@ -349,6 +360,21 @@ def scan(text: str, *, full: bool = False) -> list[SecretHit]:
     """
     if not text or (not full and not prefilter(text)):
         return []
+    if len(text) > _SHORT:
+        return _scan(text)
+    # Short texts (tags, agents, keys) repeat from entry to entry: scanned once each.
+    found = _short_scans.get(text)
+    if found is None:
+        if len(_short_scans) >= _SHORT_MEMO:
+            _short_scans.clear()
+        found = _short_scans[text] = tuple(_scan(text))
+    return list(found)
+
+
+_short_scans: dict[str, tuple[SecretHit, ...]] = {}
+
+
+def _scan(text: str) -> list[SecretHit]:
     spans = [*match_shape(text), *url_credentials(text)]
     for kind, value in _library_values(text):
         if len(value) < 4:

@@ -172,3 +172,44 @@ def test_short_answers_are_remembered_without_changing_them() -> None:
     assert len(text) <= secrets._SHORT
     assert prefilter(text) is prefilter(text) is _plain_prefilter(text) is True
     assert prefilter("deploy-notes") is _plain_prefilter("deploy-notes") is False
+
+
+# --- the keyword detector's hint --------------------------------------------------------------
+
+
+def _keyword_patterns() -> list[re.Pattern[str]]:
+    from detect_secrets.plugins import keyword
+
+    return [v for v in vars(keyword).values() if isinstance(v, re.Pattern)]
+
+
+def test_every_keyword_pattern_needs_a_denylist_term_the_hint_finds() -> None:
+    from detect_secrets.plugins import keyword
+
+    hint = re.compile(secrets._KEYWORD_HINT)
+    patterns = _keyword_patterns()
+    assert len(patterns) >= 8
+    for pattern in patterns:
+        # (with or without IGNORECASE: a pattern that heeds case only matches less)
+        assert "|".join(keyword.DENYLIST) in pattern.pattern, pattern.pattern
+    for term in keyword.DENYLIST:
+        for spelled in {term.replace("_?", "_"), term.replace("_?", "")}:
+            assert hint.search(spelled) and hint.search(spelled.upper()), term
+
+
+_WORDS = "password PassWd pwd api_key ApiKey secret contraseña token hunter2Xy9! s3cr3tValue"
+_LINE_PIECES = st.sampled_from(
+    [*_WORDS.split(), *"= : := \" ' db _ ey pas wd x \u212a \u017f \u0131".split(), " "]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_LINE_PIECES, max_size=12).map("".join))
+def test_a_line_without_the_hint_gives_the_keyword_detector_nothing(line: str) -> None:
+    _, keyword, snippet = secrets._library()
+    context = snippet([line], 1)
+    found = list(
+        keyword.analyze_line(filename="memsite.yaml", line=line, line_number=1, context=context)
+    )
+    if not re.search(secrets._KEYWORD_HINT, line):
+        assert found == []
