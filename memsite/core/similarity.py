@@ -67,45 +67,51 @@ def similar_pairs(
     for _, tokens in items:
         frequency.update(tokens)
     prepared = [
-        (item_id, tokens, sorted(tokens, key=lambda t: (frequency[t], t)))
+        (len(tokens), item_id, tokens, sorted(tokens, key=lambda t: (frequency[t], t)))
         for item_id, tokens in items
         if tokens
     ]
-    prepared.sort(key=lambda p: (len(p[1]), p[0]))
-    index: dict[str, list[tuple[int, int]]] = defaultdict(list)  # token → (set, its place)
+    prepared.sort(key=lambda p: (p[0], p[1]))
+    sizes = [p[0] for p in prepared]
+    # token → postings (set, how many of its tokens follow this one, its size)
+    index: dict[str, list[tuple[int, int, int]]] = defaultdict(list)
     start: dict[str, int] = defaultdict(int)
     share = threshold / (1 + threshold)
+    ceil = math.ceil
     pairs: list[tuple[str, str, float]] = []
-    for position, (item_id, tokens, ranked) in enumerate(prepared):
-        size = len(ranked)
-        probe = size - math.ceil(threshold * size) + 1
-        indexed = size - math.ceil(2 * share * size - 1e-9) + 1
+    for position, (size, item_id, tokens, ranked) in enumerate(prepared):
+        probe = size - ceil(threshold * size) + 1
+        indexed = size - ceil(2 * share * size - 1e-9) + 1
         smallest = threshold * size
+        # The overlap a candidate must reach, by its size (no smaller than ``smallest``).
+        low = max(ceil(smallest) - 1, 0)
+        needs = {o: ceil(share * (size + o) - 1e-9) for o in range(low, size + 1)}
         overlap: dict[int, int] = {}  # candidate → shared prefix tokens (-1: dropped)
+        seen_of = overlap.get
         for place, token in enumerate(ranked[:probe]):
             postings = index[token]
-            first = start[token]
-            while first < len(postings) and len(prepared[postings[first][0]][1]) < smallest:
+            first, end = start[token], len(postings)
+            while first < end and sizes[postings[first][0]] < smallest:
                 first += 1
             start[token] = first
-            for k in range(first, len(postings)):
-                other, other_place = postings[k]
-                seen = overlap.get(other, 0)
+            mine = size - place - 1
+            for k in range(first, end):
+                other, rest, other_size = postings[k]
+                seen = seen_of(other, 0)
                 if seen < 0:
                     continue
-                other_size = len(prepared[other][1])
-                need = math.ceil(share * (size + other_size) - 1e-9)
-                left = min(size - place - 1, other_size - other_place - 1)
-                overlap[other] = seen + 1 if seen + 1 + left >= need else -1
+                left = mine if mine < rest else rest
+                overlap[other] = seen + 1 if seen + 1 + left >= needs[other_size] else -1
             if place < indexed:
-                postings.append((position, place))
+                postings.append((position, mine, size))
         for other, seen in overlap.items():
             if seen <= 0:
                 continue
-            other_id, other_tokens, _ = prepared[other]
-            score = jaccard(tokens, other_tokens)
+            other_size, other_id, other_tokens, _ = prepared[other]
+            shared = len(tokens & other_tokens)
+            score = shared / (size + other_size - shared)  # jaccard(tokens, other_tokens)
             if score >= threshold:
-                a, b = sorted((item_id, other_id))
+                a, b = (item_id, other_id) if item_id < other_id else (other_id, item_id)
                 pairs.append((a, b, round(score, 3)))
     pairs.sort()
     return pairs
