@@ -348,6 +348,17 @@ def secret_ids(findings: Iterable[Finding]) -> set[str]:
     return {i for f in findings if f.kind == "secret" for i in f.ids}
 
 
+def full_scan_changes(
+    cache: PortalCache, entries: Iterable[Entry], findings: Iterable[Finding]
+) -> bool:
+    """Would the full scan redact any entry of ``findings``' secrets differently from the quick
+    one? Usually not: the quick scan lets through everything the full one confirms."""
+    full = secret_ids(findings)
+    return any(
+        cache.redacted(e, True)[1] != cache.redacted(e, False)[1] for e in entries if e.id in full
+    )
+
+
 def _groups(
     views: Sequence[EntryView], names: Iterable[str], configured: set[str], titles: dict[str, str]
 ) -> tuple[list[CategoryView], list[TagView]]:

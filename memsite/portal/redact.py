@@ -40,6 +40,10 @@ class Redactor:
         """``entry`` with every string redacted (``full``: with the detect-secrets scan)."""
         if is_allowed(entry.raw):
             return entry
+        if not full and not entry.is_suspect() and self.text(entry.category) == entry.category:
+            # No string the quick scan reads may hold a secret (``Entry.is_suspect``; the
+            # other checked values cannot): it would return every one of them unchanged.
+            return entry
         text = self.text
         return dataclasses.replace(
             entry,

@@ -7,9 +7,21 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from memsite.core.entry import entry_from_object, map_strings
 from memsite.core.secrets import redact
-from memsite.portal.model import Redactor, build_portal, secret_ids, slug
+from memsite.errors import MemsiteError
+from memsite.memory import Memory
+from memsite.portal.model import (
+    PortalCache,
+    Redactor,
+    build_portal,
+    full_scan_changes,
+    secret_ids,
+    slug,
+)
 from tests.portal.conftest import build, copy_demo, plant
 
 GITHUB = "ghp_" + "A1b2C3d4E5" * 4
@@ -65,6 +77,43 @@ def test_entries_with_full_scan_findings_are_redacted_with_it(tmp_path: Path) ->
     assert entry.id in secret_ids(findings)
 
 
+def test_a_secret_only_the_full_scan_sees_is_redacted_on_every_page(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The build redacts with the quick scan, then (once the review's full scan is in) again
+    with the full one wherever that changes something: here a gap is opened in the quick
+    scan, so only the full one sees the token."""
+    from memsite.core import secrets
+
+    quick = secrets.prefilter
+    monkeypatch.setattr(secrets, "prefilter", lambda text: TWILIO not in text and quick(text))
+    store = copy_demo(tmp_path)
+    obj = plant(store, content=f"SMS through Twilio with {TWILIO} in prod", tags=["sms"])
+    built = build(store)
+    entry = built.memory.state().result.by_id[obj["id"]]
+    assert Redactor()(entry).content == entry.content  # the quick scan lets it through
+    assert TWILIO not in site_text(built.site)
+    page = (built.site / "entries" / obj["id"] / "index.html").read_text()
+    assert "[redacted: twilio-api-key]" in page
+
+
+def test_full_scan_changes_only_when_the_redaction_differs(tmp_path: Path) -> None:
+    store = copy_demo(tmp_path)
+    obj = plant(store, content=f"SMS through Twilio with {TWILIO}")
+    memory = Memory.open(str(store), {}, store.parent)
+    entries = memory.state().result.entries
+    findings = memory.findings()
+    assert obj["id"] in secret_ids(findings)
+    # The quick scan already redacts the token: redacting again would change nothing.
+    assert not full_scan_changes(PortalCache(), entries, findings)
+    gap = PortalCache(Redactor())
+    gap.redactor.text = lambda value, full=False: (  # type: ignore[method-assign]
+        redact(value, full=True) if full else value
+    )
+    assert full_scan_changes(gap, entries, findings)
+    assert not full_scan_changes(gap, entries, [])
+
+
 @pytest.mark.parametrize(
     ("name", "expected"),
     [("conventions", "conventions"), ("a.b_c-d", "a.b_c-d"), ("../x", None), ("<b>", None)],
@@ -108,3 +157,45 @@ def test_lunr_loads_without_nltk() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.split() == ["True", "False", "False"]
+
+
+SECRETISH = st.sampled_from([GITHUB, AWS, TWILIO, "password = hunter2Xy9", "", "plain words"])
+TEXTS = st.one_of(st.text(max_size=40), SECRETISH, st.tuples(st.text(max_size=10), SECRETISH))
+
+
+def _text(value: object) -> str:
+    return "".join(value) if isinstance(value, tuple) else str(value)
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    content=TEXTS.map(_text).filter(lambda t: t.strip() != ""),
+    tags=st.lists(st.from_regex(r"[a-z0-9][a-z0-9._-]{0,8}", fullmatch=True), max_size=3),
+    agent=st.one_of(st.none(), TEXTS.map(_text)),
+    extra=st.dictionaries(TEXTS.map(_text), st.one_of(TEXTS.map(_text), st.integers()), max_size=2),
+)
+def test_the_quick_redaction_of_an_entry_redacts_every_string(
+    content: str, tags: list[str], agent: str | None, extra: dict[str, object]
+) -> None:
+    """Entries the quick scan cannot suspect come back as they are; the others with each
+    string redacted: either way, what redacting each string on its own gives."""
+    obj = {
+        "id": "0f8c5a52-6c1e-4c55-9b7a-2f0d6b1e9c3d",
+        "category": "conventions",
+        "content": content,
+        "created": "2026-05-01T10:00:00.000Z",
+        "agent": agent,
+        "tags": tags,
+        "supersedes": None,
+        "confidence": "medium",
+        **{k: v for k, v in extra.items() if k not in ("id", "created", "category")},
+    }
+    try:
+        entry = entry_from_object(obj, "x.json")
+    except MemsiteError:
+        return  # not an entry reading would accept
+    out = Redactor().redact(entry, False)
+    assert out.content == redact(entry.content)
+    assert out.tags == tuple(redact(t) for t in entry.tags)
+    assert out.agent == (None if entry.agent is None else redact(entry.agent))
+    assert out.raw == map_strings(dict(entry.raw), redact)
