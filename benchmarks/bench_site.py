@@ -166,7 +166,7 @@ def plain_project(store: Path, root: Path) -> Path:
     portal = build_portal(state.result, config.site, config.categories, config.budget)
     portal.findings = finding_views(memory.findings(), portal)
     renderer = Renderer()
-    pages = renderer.main_pages(portal) + renderer.tag_pages(portal)
+    pages = [*renderer.main_pages(portal), *renderer.tag_pages(portal)]
     pages += [renderer.entry_page(portal.page(e.id)) for e in portal.entries]
     remove(root)
     docs = root / "docs"

@@ -13,10 +13,13 @@ A cold build (:func:`build_site`) is one straight pipeline:
    page, where Material would draw its whole navigation once more (plain ``mkdocs build`` pays
    that per page, and Markdown parsing on top);
 4. page bodies rendered from ``templates/`` go into their frames; entry pages are split over
-   both cores, and the worker then builds the search index (``searchdata``);
+   both cores, and the worker then builds and writes the search index (``searchdata``);
 5. raw files: ``entries/<id>.json``, ``index.md``, ``llms.txt``, ``feed.xml`` (Atom: the
    latest changes), ``sitemap.xml``, Material's search index (entry documents added
-   directly, so its plugin parses no entry HTML).
+   directly, so its plugin parses no entry HTML);
+6. once the findings are in: the home and review pages and ``llms.txt``, which show them
+   (steps 4 and 5 do not wait for them). Should the full secret scan redact an entry
+   differently from the quick one, everything that shows it is written again.
 
 :class:`~memsite.portal.site.Site` keeps the frames, the renderer and what it wrote, so
 :meth:`~memsite.portal.site.Site.update` (used by ``serve``) rewrites only what a change touched.
@@ -35,7 +38,7 @@ from memsite.core.compaction import ACTIVE, RETIRED, Finding
 from memsite.core.records import first_retirements
 from memsite.errors import MemsiteError
 from memsite.portal.frames import render_frames
-from memsite.portal.model import Portal, PortalCache, build_portal, secret_ids
+from memsite.portal.model import Portal, PortalCache, build_portal, full_scan_changes
 from memsite.portal.render import Renderer
 from memsite.portal.searchdata import search_files
 from memsite.portal.site import MARKER, Site
@@ -249,29 +252,32 @@ def _frozen(fork: bool) -> bool:
     return fork
 
 
-def _write_chunk(site: Site, portal: Portal, ids: Sequence[str], counter: Any) -> dict[str, bytes]:
+def _write_chunk(
+    site: Site, portal: Portal, ids: Sequence[str], counter: Any
+) -> tuple[dict[str, Any], int]:
     """The worker's half of the entry pages, then the search index (one worker, not two: on
-    two cores, a third busy process only adds memory)."""
+    two cores, a third busy process only adds memory). Returns what it wrote of the index
+    (path → key, for later updates) and how many bytes."""
 
     def tick(n: int) -> None:
         counter.value += n
 
     site.write_entries(portal, ids, tick)
-    return search_files(portal)
+    files = search_files(portal)
+    site.write_search(files)
+    return {rel: site.written[rel] for rel in files}, sum(map(len, files.values()))
 
 
-def _write_entry_pages(
-    site: Site, portal: Portal, fork: bool, progress: Progress | None
-) -> dict[str, bytes]:
-    """Every entry page, half of them in a forked worker when there are enough to split;
-    returns the search index's files, made by that worker (or here) meanwhile."""
+def _write_entry_pages(site: Site, portal: Portal, fork: bool, progress: Progress | None) -> int:
+    """Every entry page, half of them in a forked worker when there are enough to split,
+    which also writes the search index meanwhile (returns its size)."""
     import multiprocessing
 
     ids = [e.id for e in portal.entries]
     total = len(ids)
     counter = multiprocessing.get_context().Value("q", 0, lock=False)
     half = total // 2 if fork and total >= 400 else 0
-    worker: Task[dict[str, bytes]] = Task(
+    worker: Task[tuple[dict[str, Any], int]] = Task(
         _write_chunk, site, portal, ids[:half], counter, fork=_frozen(fork)
     )
 
@@ -282,12 +288,13 @@ def _write_entry_pages(
 
     site.write_entries(portal, ids[half:], tick)
     site.write_tags(portal)
-    search = worker.result()
+    search_keys, search_bytes = worker.result()
+    site.written.update(search_keys)
     for entry_id in ids[:half]:  # written by the worker: remember what, for later updates
         site.written[f"entries/{entry_id}/index.html"] = portal.page(entry_id)
     if progress is not None:
         progress(total, total)
-    return search
+    return search_bytes
 
 
 def build_site(
@@ -315,12 +322,14 @@ def build_site(
         site.put(rel, data)
     site.put(".nojekyll", b"")
     try:
-        search = _write_entry_pages(site, portal, fork, progress)
+        search_bytes = _write_entry_pages(site, portal, fork, progress)
+        site.write_rest(portal)  # all but what shows the findings, while they are made
         findings = findings_task.result()
     finally:
         gc.unfreeze()  # serve goes on in this process: its garbage is collected again
-    if not secret_ids(findings):
+    if not full_scan_changes(cache, memory.state().result.entries, findings):
         portal = portal.with_findings(findings)
+        site.write_findings(portal)
     else:
         # The full scan found what the quick one let through: those entries are redacted with
         # it now; rewrite whatever shows them (usually nothing else changes).
@@ -328,8 +337,9 @@ def build_site(
         site.write_entries(portal, [e.id for e in portal.entries])
         site.write_tags(portal)
         search = search_files(portal)
-    site.write_search(search)
-    site.write_rest(portal)
+        site.write_search(search)
+        search_bytes = sum(len(data) for data in search.values())
+        site.write_rest(portal)
     site.last = portal
     if earlier:
         site.sweep(made.copied)
@@ -340,6 +350,6 @@ def build_site(
         pages=1 + len(portal.categories) + 4 + len(portal.tags) + total,
         warnings=made.warnings,
         findings=len(findings),
-        search_bytes=sum(len(data) for data in search.values()),
+        search_bytes=search_bytes,
     )
     return site, portal, result

@@ -136,7 +136,6 @@ class Renderer:
         self._row_macro: Callable[..., Markup] = macros.row  # type: ignore[attr-defined]
         self._cards: dict[tuple[str, EntryView], Markup] = {}
         self._rows: dict[tuple[str, EntryView], Markup] = {}
-        self._tag_bodies: dict[tuple[Any, ...], list[PageOut]] = {}
 
     # --- fragments ------------------------------------------------------------------------
 
@@ -178,27 +177,19 @@ class Renderer:
         return PageOut(f"entries/{page.entry.id}/", page.entry.title, body, ENTRY_SHELL)
 
     def tag_page_list(self, tag: TagView) -> list[PageOut]:
-        """The pages of one tag (about 100 cards each), remembered while the tag is unchanged."""
-        base = f"tags/{tag.slug}/"
-        key = (tag.name, tag.slug, tuple(tag.active), tuple(tag.inactive))
-        pages = self._tag_bodies.get(key)
-        if pages is None:
-            pages = self._tag_bodies[key] = self._pages(
-                base,
-                safe_title(f"#{tag.name}"),
-                "tag.html",
-                tag.active,
-                tag.inactive,
-                TAG_SHELL,
-                tag=tag,
-            )
-        return pages
+        """The pages of one tag (about 100 cards each)."""
+        return self._pages(
+            f"tags/{tag.slug}/",
+            safe_title(f"#{tag.name}"),
+            "tag.html",
+            tag.active,
+            tag.inactive,
+            TAG_SHELL,
+            tag=tag,
+        )
 
     def tag_pages(self, portal: Portal) -> list[PageOut]:
-        pages = [page for t in portal.tags for page in self.tag_page_list(t)]
-        live = {(t.name, t.slug, tuple(t.active), tuple(t.inactive)) for t in portal.tags}
-        self._tag_bodies = {k: v for k, v in self._tag_bodies.items() if k in live}
-        return pages
+        return [page for t in portal.tags for page in self.tag_page_list(t)]
 
     def _pages(
         self,
@@ -286,47 +277,46 @@ class Renderer:
                 pages.append(PageOut(path, title, body, MONTH_SHELL))
         return pages
 
-    def main_pages(self, portal: Portal) -> list[PageOut]:
-        """Home, categories, tags index, timeline, review and search: one shell each."""
-        counts = portal.counts()
-        pages = [
-            self._nav_page(
-                "",
-                portal.site_name,
-                "home.html",
-                portal=portal,
-                counts=counts,
-                recent=portal.entries[:RECENT],
-                index_sections=index_sections(portal.index_md),
-            )
-        ]
+    def main_pages(self, portal: Portal) -> Iterator[PageOut]:
+        """Home, categories, tags index, timeline, review and search: one shell each. One
+        page at a time: at 100k entries the category and timeline pages hold 300 MB."""
+        yield self.home_page(portal)
         for category in portal.categories:
-            pages.extend(self.category_pages(category))
+            yield from self.category_pages(category)
         by_count = sorted(portal.tags, key=lambda t: (-len(t.active), -t.total, t.name))
-        pages.append(self._nav_page("tags/", "Tags", "tags.html", tags=by_count))
-        pages.extend(self.timeline_pages(portal))
-        pages.append(
-            self._nav_page(
-                "review/",
-                "Review",
-                "review.html",
-                findings=portal.findings,
-                groups=review_groups(portal.findings),
-                shown=REVIEW_SHOWN,
-                shown_entries=REVIEW_SHOWN_ENTRIES,
-                kind_entries=REVIEW_KIND_ENTRIES,
-            )
+        yield self._nav_page("tags/", "Tags", "tags.html", tags=by_count)
+        yield from self.timeline_pages(portal)
+        yield self.review_page(portal)
+        yield self._nav_page(
+            "search/",
+            "Search",
+            "search.html",
+            categories=portal.categories,
+            tags=portal.tags,
         )
-        pages.append(
-            self._nav_page(
-                "search/",
-                "Search",
-                "search.html",
-                categories=portal.categories,
-                tags=portal.tags,
-            )
+
+    def home_page(self, portal: Portal) -> PageOut:
+        return self._nav_page(
+            "",
+            portal.site_name,
+            "home.html",
+            portal=portal,
+            counts=portal.counts(),
+            recent=portal.entries[:RECENT],
+            index_sections=index_sections(portal.index_md),
         )
-        return pages
+
+    def review_page(self, portal: Portal) -> PageOut:
+        return self._nav_page(
+            "review/",
+            "Review",
+            "review.html",
+            findings=portal.findings,
+            groups=review_groups(portal.findings),
+            shown=REVIEW_SHOWN,
+            shown_entries=REVIEW_SHOWN_ENTRIES,
+            kind_entries=REVIEW_KIND_ENTRIES,
+        )
 
     def llms_txt(self, portal: Portal, base_url: str = "") -> str:
         return self.env.get_template("llms.txt").render(
@@ -430,18 +420,15 @@ def feed_changes(portal: Portal, limit: int = FEED_SIZE) -> list[FeedChange]:
 
 def raw_files(
     portal: Portal, renderer: Renderer, base_url: str = ""
-) -> list[tuple[str, bytes, str | None]]:
+) -> Iterator[tuple[str, str, str | None]]:
     """The non-HTML outputs: ``index.md``, ``llms.txt``, ``feed.xml`` and
-    ``entries/<id>.json``, as (path, bytes, key): an entry's JSON text is its own key
+    ``entries/<id>.json``, as (path, text, key): an entry's JSON text is its own key
     (unchanged text, unchanged file)."""
-    files: list[tuple[str, bytes, str | None]] = [
-        ("index.md", portal.index_md.encode("utf-8"), None),
-        ("llms.txt", renderer.llms_txt(portal, base_url).encode("utf-8"), None),
-        ("feed.xml", renderer.feed_xml(portal, base_url).encode("utf-8"), None),
-    ]
+    yield ("index.md", portal.index_md, None)
+    yield ("llms.txt", renderer.llms_txt(portal, base_url), None)
+    yield ("feed.xml", renderer.feed_xml(portal, base_url), None)
     for entry_id, text in portal.json_texts.items():
-        files.append((f"entries/{entry_id}.json", text.encode("utf-8"), text))
-    return files
+        yield (f"entries/{entry_id}.json", text, text)
 
 
 def nav_items(portal: Portal) -> list[tuple[str, str | list[tuple[str, str]]]]:

@@ -134,15 +134,18 @@ def impacts(
     entries: Sequence[EntryView],
 ) -> tuple[dict[str, array[int]], dict[int, set[str]], float]:
     """term → [ref, value, ref, value, ...] in ref order; words by length; the average length."""
-    rows = [analysed(e) for e in entries]
-    average = average_length(sum(len(body) + len(meta) for body, meta, _ in rows), len(entries))
-    statuses = {name: n for n, name in enumerate(status_order())}
-    postings: dict[str, array[int]] = defaultdict(lambda: array("l"))
     by_length: dict[int, set[str]] = defaultdict(set)
-    k1, b, meta_weight = ranking.K1, ranking.B, ranking.META_WEIGHT
-    for ref, (entry, (body, meta, words)) in enumerate(zip(entries, rows, strict=True)):
+    rows = []
+    for entry in entries:
+        body, meta, words = analysed(entry)
         for word in words:
             by_length[len(word)].add(word)
+        rows.append((body, meta))  # the words are not kept: at 100k entries, 150 MB
+    average = average_length(sum(len(body) + len(meta) for body, meta in rows), len(entries))
+    statuses = {name: n for n, name in enumerate(status_order())}
+    postings: dict[str, array[int]] = defaultdict(lambda: array("l"))
+    k1, b, meta_weight = ranking.K1, ranking.B, ranking.META_WEIGHT
+    for ref, (entry, (body, meta)) in enumerate(zip(entries, rows, strict=True)):
         norm = k1 * (1 - b + b * (len(body) + len(meta)) / (average or 1.0))
         counts: Counter[str] = Counter(body)
         for term in meta:

@@ -54,6 +54,7 @@ class Site:
     last: Portal | None = None  # the portal the last update (or build) wrote
     _dirs: set[str] = field(default_factory=set)
     _page_paths: set[str] = field(default_factory=set)  # every page the last write_rest made
+    _tags: dict[str, tuple[Any, list[str]]] = field(default_factory=dict)  # slug → views, paths
 
     # --- writing ----------------------------------------------------------------------------
 
@@ -116,33 +117,54 @@ class Site:
         return changed
 
     def write_tags(self, portal: Portal, *, atomic: bool = False) -> int:
+        """Each tag's pages, rendered again only when its entries' views changed. What is kept
+        of a tag is its views and its pages' paths, never their bodies (at 100k entries the
+        bodies would hold some 170 MB)."""
         changed = 0
-        for page in self.renderer.tag_pages(portal):
-            changed += self.put_page(page, key=("tag", page.title, page.body), atomic=atomic)
+        known: dict[str, tuple[Any, list[str]]] = {}
+        for tag in portal.tags:
+            key = (tag.name, tuple(tag.active), tuple(tag.inactive))
+            last = self._tags.get(tag.slug)
+            if last is None or last[0] != key:
+                pages = self.renderer.tag_page_list(tag)
+                changed += sum(self.put_page(page, atomic=atomic) for page in pages)
+                last = (key, [page.path for page in pages])
+            known[tag.slug] = last
+        self._tags = known
         return changed
 
     def write_rest(self, portal: Portal, *, atomic: bool = False) -> int:
         """Main pages, JSON files, raw files, sitemap and Material's search index (nav pages)."""
         changed = 0
-        pages = self.renderer.main_pages(portal)
-        for page in pages:
+        paths, docs = [], []
+        for page in self.renderer.main_pages(portal):
             changed += self.put_page(page, atomic=atomic)
+            paths.append(page.path)
+            docs.append({"location": page.path, "title": page.title, "text": ""})
         base = self.site_url.rstrip("/") + "/" if self.site_url else ""
-        for rel, data, key in raw_files(portal, self.renderer, base):
+        for rel, text, key in raw_files(portal, self.renderer, base):
             if key is None or self.written.get(rel) is not key:
-                changed += self.put(rel, data, key=key, atomic=atomic)
-        paths = [p.path for p in pages]
-        paths += [p.path for p in self.renderer.tag_pages(portal)]
+                changed += self.put(rel, text.encode("utf-8"), key=key, atomic=atomic)
+        paths += [path for _, tag_paths in self._tags.values() for path in tag_paths]
         paths += [f"entries/{e.id}/" for e in portal.entries]
         self._page_paths = set(paths)
         xml = sitemap(paths, self.site_url)
         if self.put("sitemap.xml", xml, atomic=atomic):
             self.put("sitemap.xml.gz", _gzip(xml), atomic=atomic)
-        docs = [{"location": p.path, "title": p.title, "text": ""} for p in pages]
         index = {"config": self.search_config, "docs": docs}
         data = json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         changed += self.put("search/search_index.json", data, atomic=atomic)
         return changed
+
+    def write_findings(self, portal: Portal, *, atomic: bool = False) -> int:
+        """What shows the review's findings (the home and review pages, llms.txt), after
+        :meth:`write_rest` wrote everything else without them (a build writes the rest while
+        the findings are still being made)."""
+        changed = int(self.put_page(self.renderer.home_page(portal), atomic=atomic))
+        changed += self.put_page(self.renderer.review_page(portal), atomic=atomic)
+        base = self.site_url.rstrip("/") + "/" if self.site_url else ""
+        llms = self.renderer.llms_txt(portal, base).encode("utf-8")
+        return changed + self.put("llms.txt", llms, atomic=atomic)
 
     def write_search(self, files: Mapping[str, bytes], *, atomic: bool = False) -> int:
         return sum(self.put(rel, data, atomic=atomic) for rel, data in files.items())
