@@ -13,8 +13,9 @@ import calendar
 import heapq
 import re
 import uuid
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -163,7 +164,12 @@ class Renderer:
         )
 
     def forget_except(self, portal: Portal) -> None:
-        """Drop remembered fragments of views that no longer exist (long serve sessions)."""
+        """Drop remembered fragments of views that no longer exist (long serve sessions), once
+        there are enough of them to be worth a pass (at 100k entries one costs 0.3 s)."""
+        roots = 3  # the page depths a view's card or row is usually made for
+        limit = roots * (len(portal.entries) + len(portal.entries) // 10 + 256)
+        if len(self._cards) <= limit and len(self._rows) <= limit:
+            return
         live = set(portal.entries)
         self._cards = {k: v for k, v in self._cards.items() if k[1] in live}
         self._rows = {k: v for k, v in self._rows.items() if k[1] in live}
@@ -238,6 +244,12 @@ class Renderer:
     def timeline_pages(self, portal: Portal) -> list[PageOut]:
         """The timeline: an index of months (with the sessions), and each month's changes by
         day, newest first, over as many pages as the month needs."""
+        pages = []
+        for _, render in self._timeline_groups(portal):
+            pages += render()
+        return pages
+
+    def _timeline_groups(self, portal: Portal) -> Iterator[tuple[Any, Callable[[], list[PageOut]]]]:
         months: dict[str, list[EntryView]] = {}
         for entry in portal.entries:
             months.setdefault(entry.day[:7], []).append(entry)
@@ -245,54 +257,86 @@ class Renderer:
         for session in portal.sessions:
             for day in session.days:
                 on_day.setdefault(day, []).append(session)
-        index = self._nav_page(
-            "timeline/",
-            "Timeline",
-            "timeline.html",
-            months=[(m, len(v), month_title(m)) for m, v in months.items()],
-            total=len(portal.entries),
-            sessions=portal.sessions,
-        )
-        pages = [index]
-        for month, entries in months.items():
-            base = f"timeline/{month}/"
-            pieces = chunks(entries, ROWS_PER_PAGE)
-            for number, piece in enumerate(pieces, 1):
-                days: dict[str, list[EntryView]] = {}
-                for entry in piece:
-                    days.setdefault(entry.day, []).append(entry)
-                path = page_path(base, number)
-                title = month_title(month)
-                if len(pieces) > 1:
-                    title += f" (page {number} of {len(pieces)})"
-                body = self._render(
-                    "month.html",
-                    path,
-                    title=title,
-                    days=list(days.items()),
-                    total=len(entries),
-                    on_day=on_day,
-                    pager=pager(base, number, len(pieces)),
+        yield (
+            None,
+            lambda: [
+                self._nav_page(
+                    "timeline/",
+                    "Timeline",
+                    "timeline.html",
+                    months=[(m, len(v), month_title(m)) for m, v in months.items()],
+                    total=len(portal.entries),
+                    sessions=portal.sessions,
                 )
-                pages.append(PageOut(path, title, body, MONTH_SHELL))
+            ],
+        )
+        for month, entries in months.items():
+            sessions = {d: tuple(v) for d, v in on_day.items() if d.startswith(month)}
+            yield (
+                ("month", month, tuple(entries), tuple(sorted(sessions.items()))),
+                partial(self.month_pages, month, entries, sessions),
+            )
+
+    def month_pages(
+        self, month: str, entries: Sequence[EntryView], on_day: Mapping[str, Sequence[Any]]
+    ) -> list[PageOut]:
+        """One month of the timeline (``on_day``: the sessions of its days)."""
+        base = f"timeline/{month}/"
+        pieces = chunks(entries, ROWS_PER_PAGE)
+        pages = []
+        for number, piece in enumerate(pieces, 1):
+            days: dict[str, list[EntryView]] = {}
+            for entry in piece:
+                days.setdefault(entry.day, []).append(entry)
+            path = page_path(base, number)
+            title = month_title(month)
+            if len(pieces) > 1:
+                title += f" (page {number} of {len(pieces)})"
+            body = self._render(
+                "month.html",
+                path,
+                title=title,
+                days=list(days.items()),
+                total=len(entries),
+                on_day=on_day,
+                pager=pager(base, number, len(pieces)),
+            )
+            pages.append(PageOut(path, title, body, MONTH_SHELL))
         return pages
 
     def main_pages(self, portal: Portal) -> Iterator[PageOut]:
         """Home, categories, tags index, timeline, review and search: one shell each. One
         page at a time: at 100k entries the category and timeline pages hold 300 MB."""
-        yield self.home_page(portal)
+        for _, render in self.main_page_groups(portal):
+            yield from render()
+
+    def main_page_groups(self, portal: Portal) -> Iterator[tuple[Any, Callable[[], list[PageOut]]]]:
+        """The main pages in order, in groups: (key, what renders them). Pages of a group whose
+        key equals an earlier one's are the same (None: no key, cheap pages rendered always);
+        so ``serve`` renders only the category and month pages a change touched."""
+        yield None, lambda: [self.home_page(portal)]
         for category in portal.categories:
-            yield from self.category_pages(category)
+            key = (
+                ("category", category.name, category.slug, category.title, category.configured),
+                tuple(category.active),
+                tuple(category.inactive),
+            )
+            yield key, partial(self.category_pages, category)
         by_count = sorted(portal.tags, key=lambda t: (-len(t.active), -t.total, t.name))
-        yield self._nav_page("tags/", "Tags", "tags.html", tags=by_count)
-        yield from self.timeline_pages(portal)
-        yield self.review_page(portal)
-        yield self._nav_page(
-            "search/",
-            "Search",
-            "search.html",
-            categories=portal.categories,
-            tags=portal.tags,
+        yield None, lambda: [self._nav_page("tags/", "Tags", "tags.html", tags=by_count)]
+        yield from self._timeline_groups(portal)
+        yield None, lambda: [self.review_page(portal)]
+        yield (
+            None,
+            lambda: [
+                self._nav_page(
+                    "search/",
+                    "Search",
+                    "search.html",
+                    categories=portal.categories,
+                    tags=portal.tags,
+                )
+            ],
         )
 
     def home_page(self, portal: Portal) -> PageOut:

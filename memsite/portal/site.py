@@ -55,6 +55,8 @@ class Site:
     _dirs: set[str] = field(default_factory=set)
     _page_paths: set[str] = field(default_factory=set)  # every page the last write_rest made
     _tags: dict[str, tuple[Any, list[str]]] = field(default_factory=dict)  # slug → views, paths
+    # Category and month pages as last written: group key → (path, title) of each page.
+    _groups: dict[Any, list[tuple[str, str]]] = field(default_factory=dict)
 
     # --- writing ----------------------------------------------------------------------------
 
@@ -137,10 +139,19 @@ class Site:
         """Main pages, JSON files, raw files, sitemap and Material's search index (nav pages)."""
         changed = 0
         paths, docs = [], []
-        for page in self.renderer.main_pages(portal):
-            changed += self.put_page(page, atomic=atomic)
-            paths.append(page.path)
-            docs.append({"location": page.path, "title": page.title, "text": ""})
+        known: dict[Any, list[tuple[str, str]]] = {}
+        for key, render in self.renderer.main_page_groups(portal):
+            shown = self._groups.get(key) if key is not None else None
+            if shown is None:
+                pages = render()
+                changed += sum(self.put_page(page, atomic=atomic) for page in pages)
+                shown = [(page.path, page.title) for page in pages]
+            if key is not None:
+                known[key] = shown
+            for path, title in shown:
+                paths.append(path)
+                docs.append({"location": path, "title": title, "text": ""})
+        self._groups = known
         base = self.site_url.rstrip("/") + "/" if self.site_url else ""
         for rel, text, key in raw_files(portal, self.renderer, base):
             if key is None or self.written.get(rel) is not key:

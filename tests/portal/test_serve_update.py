@@ -122,3 +122,29 @@ def test_updates_give_the_pages_of_a_cold_build(tmp_path: Path) -> None:
     assert len(pages) == 66
     for rel in pages:
         assert (site_dir / rel).read_bytes() == (fresh / rel).read_bytes(), rel
+
+
+def test_after_updates_and_their_follow_up_the_site_is_a_cold_builds(tmp_path: Path) -> None:
+    """Every file: the category, month and tag pages serve did not render again too (their
+    entries unchanged), the search index, the raw files, the sitemap."""
+    store = copy_demo(tmp_path)
+    memory = Memory.open(str(store), {}, tmp_path)
+    site_dir = tmp_path / "serve-site"
+    session = cold_build(memory, site_dir, URL, PortalCache())
+    writer = Memory.open(str(store), {}, tmp_path)
+    writer.add("Releases are cut from main every Tuesday", "conventions", tags=["release"])
+    session = update(session, lambda _: None)
+    background(session)
+    some = next(e for e in session.portal.entries if e.active and e.category == "decisions")
+    Memory.open(str(store), {}, tmp_path).amend(some.id, some.content + " Checked again.")
+    session = update(session, lambda _: None)
+    background(session)
+    fresh = tmp_path / "fresh"
+    cold_build(Memory.open(str(store), {}, tmp_path), fresh, URL, PortalCache())
+
+    def files(root: Path) -> set[Path]:
+        return {p.relative_to(root) for p in root.rglob("*") if p.is_file()}
+
+    assert files(site_dir) == files(fresh)
+    for rel in sorted(files(fresh)):
+        assert (site_dir / rel).read_bytes() == (fresh / rel).read_bytes(), rel
