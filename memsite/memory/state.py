@@ -16,6 +16,7 @@ from memsite.storage.layout import Store
 
 if TYPE_CHECKING:
     from memsite.core.compaction import Compaction
+    from memsite.core.entry import Entry
 
 
 class State(NamedTuple):
@@ -32,6 +33,9 @@ class ReadModel:
         self.caches = Caches(store)
         self.index = Index(store)
         self._state: State | None = None
+        # Set by a long-lived reader (serve) to keep unchanged entries' objects between reads:
+        # see Index.all_entries.
+        self.known: dict[str, tuple[int, Entry]] | None = None
         # index.md's markers (drift, staleness), once per operation: see upkeep._flags
         self.flags: dict[str, str] | None = None
 
@@ -49,7 +53,7 @@ class ReadModel:
             from memsite.core.compaction import compact
 
             index = self.synced()
-            found = Scan(index.all_entries(), index.invalid(), index.all_records())
+            found = Scan(index.all_entries(self.known), index.invalid(), index.all_records())
             retired = {r.target for r in found.records if r.kind == "retire"}
             self._state = State(found, compact(found.entries, self.config.categories, retired))
         return self._state

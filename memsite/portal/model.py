@@ -57,15 +57,22 @@ class PortalCache:
         self._json: dict[tuple[Any, ...], str] = {}
         self._items: dict[tuple[Any, ...], IndexItem] = {}
         self._titles: dict[str, str] = {}
+        # (id of an entry object, full) → (that object, its key, its redacted entry): an entry
+        # met again as the same object (serve keeps unchanged ones) needs no key made.
+        self._same: dict[tuple[int, bool], tuple[Entry, tuple[Any, ...], Entry]] = {}
         # The entry files' links on the repository host, and what they were read for
         # (HEAD, the store's folder in the repository, repo_url): see build.file_links.
         self.file_links: tuple[Any, dict[str, str]] = (None, {})
 
     def redacted(self, entry: Entry, full: bool) -> tuple[tuple[Any, ...], Entry]:
+        same = self._same.get((id(entry), full))
+        if same is not None and same[0] is entry:  # the very object seen before (serve)
+            return same[1], same[2]
         key = (entry.filename, repr(entry.raw), full)
         found = self._entries.get(key)
         if found is None:
             found = self._entries[key] = self.redactor.redact(entry, full)
+        self._same[id(entry), full] = (entry, key, found)
         return key, found
 
     def view(
@@ -101,7 +108,13 @@ class PortalCache:
         return found
 
     def keep_only(self, keys: set[tuple[Any, ...]]) -> None:
-        """Forget entries that are gone (long serve sessions)."""
+        """Forget entries that are gone (long serve sessions), once there are enough of them
+        to be worth a pass (at 100k entries one costs a few tenths of a second)."""
+        slack = len(keys) // 10 + 256
+        sizes = (len(self._entries), len(self._same), len(self._views), len(self._json))
+        if max(sizes) <= len(keys) + slack:
+            return
+        self._same = {k: v for k, v in self._same.items() if v[1] in keys}
         self._entries = {k: v for k, v in self._entries.items() if k in keys}
         self._items = {k: v for k, v in self._items.items() if k in keys}
         self._views = {k: v for k, v in self._views.items() if k[0] in keys}

@@ -176,6 +176,7 @@ def _site_url(host: str, port: int) -> str:
 
 
 def cold_build(memory: Memory, site_dir: Path, site_url: str, cache: PortalCache) -> Session:
+    memory.model.known = {}  # unchanged entries keep their objects from one rebuild to the next
     site, portal, _ = build_site(memory, site_dir, site_url=site_url, cache=cache)
     findings = [
         Finding(f.kind, tuple(e.id for e in f.entries), f.files, f.message) for f in portal.findings
@@ -194,6 +195,7 @@ def update(session: Session, log: Callable[[str], None]) -> Session:
         log(f"Config changed: rebuilt everything in {time.perf_counter() - started:.1f} s")
         return fresh
     memory = Memory(store, session.memory.config)
+    memory.model.known = session.memory.model.known
     # The rebuild makes a million short-lived objects (every entry read again) next to the
     # millions the session keeps: the collector's passes over them cost a quarter of it. What
     # little cyclic garbage it leaves is collected once it is done.

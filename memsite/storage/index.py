@@ -768,10 +768,28 @@ class Index:
             rows += self._rows(f"WHERE {column} IN ({_marks(len(chunk))})", chunk)
         return rows
 
-    def all_entries(self) -> list[Entry]:
-        """Every valid entry (duplicated ids included: compaction decides between them)."""
+    def all_entries(self, known: dict[str, tuple[int, Entry]] | None = None) -> list[Entry]:
+        """Every valid entry (duplicated ids included: compaction decides between them).
+
+        ``known`` (file → the hash of its row's data, its entry), kept between reads by a
+        long-lived reader (``serve``), gives an unchanged row its earlier ``Entry`` object,
+        which spares rebuilding it and keeps caches keyed by it warm; it is updated in place.
+        """
         self.sync()
-        return [r.entry() for r in self._rows("")]
+        rows = self._rows("")
+        if known is None:
+            return [r.entry() for r in rows]
+        found: dict[str, tuple[int, Entry]] = {}
+        entries = []
+        for row in rows:
+            mark = hash(row.data)
+            last = known.get(row.file)
+            entry = last[1] if last is not None and last[0] == mark else row.entry()
+            found[row.file] = (mark, entry)
+            entries.append(entry)
+        known.clear()
+        known.update(found)
+        return entries
 
     def statuses(self) -> dict[str, str | None]:
         """Entry file → its status (None: the file repeats an id another file holds)."""

@@ -12,6 +12,7 @@ import sys
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -369,3 +370,40 @@ def test_following_a_write_s_links_seeks_the_indexes(store_root: Path, clock: Cl
     # Scanning the VALUES list of the pairs looked up is fine; scanning a table is not.
     scanned = [d for d in plans if d.startswith("SCAN") and "CONSTANT" not in d and d != "SCAN v"]
     assert scanned == []
+
+
+def test_a_reader_that_keeps_entries_gets_the_same_objects_for_unchanged_files(
+    tmp_path: Path,
+) -> None:
+    """serve's reads: an unchanged file's Entry is the earlier object, a changed one's is new,
+    even when its row takes the number the old row had (it was the last one)."""
+    root = tmp_path / ".memsite"
+    (root / "entries").mkdir(parents=True)
+    paths = [
+        write_raw(
+            root,
+            make_entry(f"Fact {n} about {WORDS[n]}", created=f"2026-03-0{n + 1}T10:00:00.000Z"),
+        )
+        for n in range(3)
+    ]
+    known: dict[str, Any] = {}
+    first = Memory.open(str(root), {}, tmp_path)
+    first.model.known = known
+    before = {e.filename: e for e in first.state().result.entries}
+    obj = json.loads(paths[-1].read_text())
+    obj["content"] = "Fact 2, corrected"
+    swap = paths[-1].with_suffix(".tmp")
+    swap.write_text(json.dumps(obj, indent=2), encoding="utf-8")
+    os.replace(swap, paths[-1])  # as a checkout rewrites a file: a new one under the old name
+    second = Memory.open(str(root), {}, tmp_path)
+    second.model.known = known
+    after = {e.filename: e for e in second.state().result.entries}
+    assert after.keys() == before.keys()
+    for path in paths[:-1]:
+        assert after[path.name] is before[path.name]
+    changed = after[paths[-1].name]
+    assert changed is not before[paths[-1].name] and changed.content == "Fact 2, corrected"
+    plain = Memory.open(str(root), {}, tmp_path).state().result.entries
+    assert sorted(plain, key=lambda e: e.filename) == sorted(
+        after.values(), key=lambda e: e.filename
+    )
