@@ -28,9 +28,9 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from functools import cache
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 ALLOW_KEY = "allow_secret"
 
@@ -185,19 +185,27 @@ def prefilter(text: str) -> bool:
     Substring tests (fast, in C) decide which of the regexes are worth running at all. Short
     texts (tags, keys, agent names) repeat from entry to entry: their answers are kept.
     """
-    if len(text) > _SHORT:
-        return _prefilter(text)
-    found = _short_answers.get(text)
-    if found is None:
-        if len(_short_answers) >= _SHORT_MEMO:
-            _short_answers.clear()
-        found = _short_answers[text] = _prefilter(text)
-    return found
+    return _remembered(_short_answers, text, _prefilter)
 
 
 _SHORT = 64
 _SHORT_MEMO = 1 << 16
 _short_answers: dict[str, bool] = {}
+_short_scans: dict[str, tuple[SecretHit, ...]] = {}
+_T = TypeVar("_T")
+
+
+def _remembered(memo: dict[str, _T], text: str, compute: Callable[[str], _T]) -> _T:
+    """``compute(text)``, kept in ``memo`` when ``text`` is short: short texts (tags, keys,
+    agent names) repeat from entry to entry."""
+    if len(text) > _SHORT:
+        return compute(text)
+    found = memo.get(text)
+    if found is None:
+        if len(memo) >= _SHORT_MEMO:
+            memo.clear()
+        found = memo[text] = compute(text)
+    return found
 
 
 def _prefilter(text: str) -> bool:
@@ -360,21 +368,11 @@ def scan(text: str, *, full: bool = False) -> list[SecretHit]:
     """
     if not text or (not full and not prefilter(text)):
         return []
-    if len(text) > _SHORT:
-        return _scan(text)
-    # Short texts (tags, agents, keys) repeat from entry to entry: scanned once each.
-    found = _short_scans.get(text)
-    if found is None:
-        if len(_short_scans) >= _SHORT_MEMO:
-            _short_scans.clear()
-        found = _short_scans[text] = tuple(_scan(text))
+    found: tuple[SecretHit, ...] = _remembered(_short_scans, text, _scan)
     return list(found)
 
 
-_short_scans: dict[str, tuple[SecretHit, ...]] = {}
-
-
-def _scan(text: str) -> list[SecretHit]:
+def _scan(text: str) -> tuple[SecretHit, ...]:
     spans = [*match_shape(text), *url_credentials(text)]
     for kind, value in _library_values(text):
         if len(value) < 4:
@@ -393,7 +391,7 @@ def _scan(text: str) -> list[SecretHit]:
                 merged[-1] = SecretHit(last.kind, last.start, hit.end)
             continue
         merged.append(hit)
-    return merged
+    return tuple(merged)
 
 
 def redact(text: str, hits: list[SecretHit] | None = None, *, full: bool = False) -> str:
