@@ -155,7 +155,8 @@ ENTROPY_LIMIT = 4.5
 # Every pattern of detect-secrets' keyword detector holds a term of its denylist ("api_?key",
 # "db_?pass", "password", "pwd", "secret", "contraseña", ...), matched ignoring case, and each
 # term holds one of these: a line none of them matches (with the same case rule) is not
-# worth the detector's dozen slow patterns. tests/core/test_secrets.py checks both claims.
+# worth the detector's dozen slow patterns. tests/core/test_secrets_prefilter.py checks both
+# claims.
 _KEYWORD_HINT = r"(?i)key|pass|pwd|secret|contrase"
 _SKIPPED_PLUGINS = {
     "KeywordDetector",  # run separately, in its assignment-aware mode

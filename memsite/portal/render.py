@@ -110,6 +110,10 @@ def index_sections(index_md: str) -> list[tuple[str, list[str]]]:
     return sections
 
 
+# Pages rendered together, with a key: pages of equal keys are equal (None: no key).
+PageGroup = tuple[Any, Callable[[], list[PageOut]]]
+
+
 class Renderer:
     """Renders portal pages; remembers fragments and bodies between builds (for serve)."""
 
@@ -195,7 +199,13 @@ class Renderer:
         )
 
     def tag_pages(self, portal: Portal) -> list[PageOut]:
-        return [page for t in portal.tags for page in self.tag_page_list(t)]
+        return [page for _, render in self.tag_page_groups(portal) for page in render()]
+
+    def tag_page_groups(self, portal: Portal) -> Iterator[PageGroup]:
+        """Each tag's pages as a group keyed by its views (see :meth:`main_page_groups`)."""
+        for tag in portal.tags:
+            key = (("tag", tag.name, tag.slug), tuple(tag.active), tuple(tag.inactive))
+            yield key, partial(self.tag_page_list, tag)
 
     def _pages(
         self,
@@ -241,15 +251,9 @@ class Renderer:
             category=category,
         )
 
-    def timeline_pages(self, portal: Portal) -> list[PageOut]:
+    def _timeline_groups(self, portal: Portal) -> Iterator[PageGroup]:
         """The timeline: an index of months (with the sessions), and each month's changes by
-        day, newest first, over as many pages as the month needs."""
-        pages = []
-        for _, render in self._timeline_groups(portal):
-            pages += render()
-        return pages
-
-    def _timeline_groups(self, portal: Portal) -> Iterator[tuple[Any, Callable[[], list[PageOut]]]]:
+        day, newest first, over as many pages as the month needs (a group a month)."""
         months: dict[str, list[EntryView]] = {}
         for entry in portal.entries:
             months.setdefault(entry.day[:7], []).append(entry)
@@ -310,7 +314,7 @@ class Renderer:
         for _, render in self.main_page_groups(portal):
             yield from render()
 
-    def main_page_groups(self, portal: Portal) -> Iterator[tuple[Any, Callable[[], list[PageOut]]]]:
+    def main_page_groups(self, portal: Portal) -> Iterator[PageGroup]:
         """The main pages in order, in groups: (key, what renders them). Pages of a group whose
         key equals an earlier one's are the same (None: no key, cheap pages rendered always);
         so ``serve`` renders only the category and month pages a change touched."""

@@ -17,7 +17,7 @@ from typing import Any
 
 from memsite.portal.frames import SHELL_ID, Frame
 from memsite.portal.model import Portal
-from memsite.portal.render import PageOut, Renderer, raw_files
+from memsite.portal.render import PageGroup, PageOut, Renderer, raw_files
 from memsite.storage.files import storage_errors, write_atomic
 
 MARKER = ".memsite-site"
@@ -54,8 +54,9 @@ class Site:
     last: Portal | None = None  # the portal the last update (or build) wrote
     _dirs: set[str] = field(default_factory=set)
     _page_paths: set[str] = field(default_factory=set)  # every page the last write_rest made
-    _tags: dict[str, tuple[Any, list[str]]] = field(default_factory=dict)  # slug → views, paths
-    # Category and month pages as last written: group key → (path, title) of each page.
+    # Tag pages, and category and month pages, as last written: group key → (path, title) of
+    # each page (see _write_groups).
+    _tags: dict[Any, list[tuple[str, str]]] = field(default_factory=dict)
     _groups: dict[Any, list[tuple[str, str]]] = field(default_factory=dict)
 
     # --- writing ----------------------------------------------------------------------------
@@ -118,54 +119,57 @@ class Site:
             tick(len(ids) % 200)
         return changed
 
-    def write_tags(self, portal: Portal, *, atomic: bool = False) -> int:
-        """Each tag's pages, rendered again only when its entries' views changed. What is kept
-        of a tag is its views and its pages' paths, never their bodies (at 100k entries the
-        bodies would hold some 170 MB)."""
+    def _write_groups(
+        self, groups: Iterable[PageGroup], last: dict[Any, list[tuple[str, str]]], atomic: bool
+    ) -> tuple[int, dict[Any, list[tuple[str, str]]], list[tuple[str, str]]]:
+        """Pages by keyed groups (``Renderer.main_page_groups``): a group whose key is in
+        ``last`` was written as it is and is not rendered again. Returns how many files
+        changed, the groups now known (key → (path, title) of each page; never their bodies:
+        at 100k entries those would hold hundreds of MB) and every page's (path, title)."""
         changed = 0
-        known: dict[str, tuple[Any, list[str]]] = {}
-        for tag in portal.tags:
-            key = (tag.name, tuple(tag.active), tuple(tag.inactive))
-            last = self._tags.get(tag.slug)
-            if last is None or last[0] != key:
-                pages = self.renderer.tag_page_list(tag)
-                changed += sum(self.put_page(page, atomic=atomic) for page in pages)
-                last = (key, [page.path for page in pages])
-            known[tag.slug] = last
-        self._tags = known
-        return changed
-
-    def write_rest(self, portal: Portal, *, atomic: bool = False) -> int:
-        """Main pages, JSON files, raw files, sitemap and Material's search index (nav pages)."""
-        changed = 0
-        paths, docs = [], []
         known: dict[Any, list[tuple[str, str]]] = {}
-        for key, render in self.renderer.main_page_groups(portal):
-            shown = self._groups.get(key) if key is not None else None
+        every: list[tuple[str, str]] = []
+        for key, render in groups:
+            shown = last.get(key) if key is not None else None
             if shown is None:
                 pages = render()
                 changed += sum(self.put_page(page, atomic=atomic) for page in pages)
                 shown = [(page.path, page.title) for page in pages]
             if key is not None:
                 known[key] = shown
-            for path, title in shown:
-                paths.append(path)
-                docs.append({"location": path, "title": title, "text": ""})
-        self._groups = known
-        base = self.site_url.rstrip("/") + "/" if self.site_url else ""
-        for rel, text, key in raw_files(portal, self.renderer, base):
+            every += shown
+        return changed, known, every
+
+    def write_tags(self, portal: Portal, *, atomic: bool = False) -> int:
+        """Each tag's pages, rendered again only when its entries' views changed."""
+        groups = self.renderer.tag_page_groups(portal)
+        changed, self._tags, _ = self._write_groups(groups, self._tags, atomic)
+        return changed
+
+    def write_rest(self, portal: Portal, *, atomic: bool = False) -> int:
+        """Main pages, JSON files, raw files, sitemap and Material's search index (nav pages)."""
+        groups = self.renderer.main_page_groups(portal)
+        changed, self._groups, shown = self._write_groups(groups, self._groups, atomic)
+        for rel, text, key in raw_files(portal, self.renderer, self._base):
             if key is None or self.written.get(rel) is not key:
                 changed += self.put(rel, text.encode("utf-8"), key=key, atomic=atomic)
-        paths += [path for _, tag_paths in self._tags.values() for path in tag_paths]
+        paths = [path for path, _ in shown]
+        paths += [path for pages in self._tags.values() for path, _ in pages]
         paths += [f"entries/{e.id}/" for e in portal.entries]
         self._page_paths = set(paths)
         xml = sitemap(paths, self.site_url)
         if self.put("sitemap.xml", xml, atomic=atomic):
             self.put("sitemap.xml.gz", _gzip(xml), atomic=atomic)
+        docs = [{"location": path, "title": title, "text": ""} for path, title in shown]
         index = {"config": self.search_config, "docs": docs}
         data = json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
         changed += self.put("search/search_index.json", data, atomic=atomic)
         return changed
+
+    @property
+    def _base(self) -> str:
+        """What raw files' links start with: the site's URL, else nothing (relative)."""
+        return self.site_url.rstrip("/") + "/" if self.site_url else ""
 
     def write_findings(self, portal: Portal, *, atomic: bool = False) -> int:
         """What shows the review's findings (the home and review pages, llms.txt), after
@@ -173,8 +177,7 @@ class Site:
         the findings are still being made)."""
         changed = int(self.put_page(self.renderer.home_page(portal), atomic=atomic))
         changed += self.put_page(self.renderer.review_page(portal), atomic=atomic)
-        base = self.site_url.rstrip("/") + "/" if self.site_url else ""
-        llms = self.renderer.llms_txt(portal, base).encode("utf-8")
+        llms = self.renderer.llms_txt(portal, self._base).encode("utf-8")
         return changed + self.put("llms.txt", llms, atomic=atomic)
 
     def write_search(self, files: Mapping[str, bytes], *, atomic: bool = False) -> int:
