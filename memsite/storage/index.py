@@ -63,7 +63,7 @@ ACTIVE = "active"  # compaction.ACTIVE (tests check that they agree)
 
 DB_FILE = "index.sqlite3"
 PROBE_FILE = "clock"
-_SCHEMA = 2
+_SCHEMA = 3  # 3: repeated names interned in the rows' data (entries.entry_row)
 _CHUNK = 400  # bound parameters per statement, well under SQLite's limit
 _COMMON_MIN = 500  # an entry count below which no word is too common to take every holder of
 _BULK = 1000  # changes above which every status is decided again in one pass
