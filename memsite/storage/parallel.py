@@ -10,7 +10,9 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import pickle
 import signal
+import tempfile
 import threading
 import traceback
 from collections.abc import Callable
@@ -31,34 +33,48 @@ def can_fork() -> bool:
     )
 
 
-def _child(func: Callable[..., Any], args: tuple[Any, ...], conn: Connection) -> None:
+def _child(func: Callable[..., Any], args: tuple[Any, ...], conn: Connection, out: Any) -> None:
     # Ctrl-C is the parent's to handle: a worker just ends with it (daemonic, it is reaped).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        conn.send(("ok", func(*args)))
+        # The result goes to a file, not down the pipe: a large one would fill the pipe and
+        # keep the worker (and all the memory it holds) alive until the parent reads it.
+        pickle.dump(("ok", func(*args)), out, protocol=pickle.HIGHEST_PROTOCOL)
     except MemsiteError as exc:
-        conn.send(("memsite", str(exc)))
+        pickle.dump(("memsite", str(exc)), out)
     except BaseException as exc:  # reported to the parent, which re-raises it
-        with contextlib.suppress(OSError):
-            conn.send(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"))
+        with contextlib.suppress(Exception):
+            out.seek(0)
+            out.truncate()
+            pickle.dump(("error", f"{type(exc).__name__}: {exc}\n{traceback.format_exc()}"), out)
     finally:
+        with contextlib.suppress(OSError):
+            out.flush()
+            conn.send_bytes(b"done")
         conn.close()
 
 
 class Task(Generic[T]):
-    """``func(*args)`` in a forked child when :func:`can_fork`, else right away, inline."""
+    """``func(*args)`` in a forked child when :func:`can_fork`, else right away, inline.
+
+    The child writes its result to an unnamed temporary file and ends as soon as it has, so
+    its memory is freed before the parent asks for the result."""
 
     def __init__(self, func: Callable[..., T], *args: Any, fork: bool | None = None) -> None:
         self._value: T | None = None
         self._done = False
         self._proc: Any = None
         self._conn: Connection | None = None
+        self._out: Any = None
         if fork is None:
             fork = can_fork()
         if fork:
             context = multiprocessing.get_context("fork")
             reader, writer = context.Pipe(duplex=False)
-            self._proc = context.Process(target=_child, args=(func, args, writer), daemon=True)
+            self._out = tempfile.TemporaryFile()  # noqa: SIM115 - closed by result()
+            self._proc = context.Process(
+                target=_child, args=(func, args, writer, self._out), daemon=True
+            )
             self._proc.start()
             writer.close()
             self._conn = reader
@@ -70,13 +86,18 @@ class Task(Generic[T]):
         if not self._done:
             assert self._conn is not None
             try:
-                kind, *payload = self._conn.recv()
-            except EOFError:
+                self._conn.recv_bytes()
+                self._out.seek(0)
+                kind, *payload = pickle.load(self._out)
+            except (EOFError, pickle.UnpicklingError):
                 self._proc.join()
                 raise MemsiteError(
                     f"a build worker died (exit code {self._proc.exitcode}): run the build again"
                 ) from None
-            self._conn.close()
+            finally:
+                self._conn.close()
+                self._out.close()
+                self._out = None
             self._proc.join()
             if kind == "memsite":
                 raise MemsiteError(payload[0])
@@ -85,6 +106,13 @@ class Task(Generic[T]):
             self._value = payload[0]
             self._done = True
         return self._value  # type: ignore[return-value]
+
+    def __del__(self) -> None:
+        # Dropped before its result was asked for (the caller failed meanwhile): let go of
+        # the file quietly, as a Connection does.
+        out = getattr(self, "_out", None)
+        if out is not None:
+            out.close()
 
 
 class Background:
