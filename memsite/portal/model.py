@@ -16,7 +16,7 @@ import json
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from memsite.core.budget import IndexItem, index_item, render_items
 from memsite.core.compaction import ACTIVE, STATUSES, Compaction, Finding, reachable
@@ -42,6 +42,20 @@ def slug(name: str) -> str:
     return "_" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:12]
 
 
+class JsonSource(NamedTuple):
+    """An entry's JSON file (``entries/<id>.json``) before it is made: the redacted entry, its
+    status and its successors. Made only when written (at 100k entries the texts of every
+    file would hold ~70 MB)."""
+
+    entry: Entry
+    status: str
+    superseded_by: tuple[str, ...]
+
+    def text(self) -> str:
+        obj = {**self.entry.raw, "status": self.status, "superseded_by": list(self.superseded_by)}
+        return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+
+
 class PortalCache:
     """What stays valid between builds of one store (``serve``): redacted entries and views.
 
@@ -54,7 +68,7 @@ class PortalCache:
         self.redactor = redactor or Redactor()
         self._entries: dict[tuple[Any, ...], Entry] = {}
         self._views: dict[tuple[Any, ...], EntryView] = {}
-        self._json: dict[tuple[Any, ...], str] = {}
+        self._json: dict[tuple[Any, ...], JsonSource] = {}
         self._items: dict[tuple[Any, ...], IndexItem] = {}
         self._titles: dict[str, str] = {}
         # (id of an entry object, full) → (that object, its key, its redacted entry): an entry
@@ -68,7 +82,9 @@ class PortalCache:
         same = self._same.get((id(entry), full))
         if same is not None and same[0] is entry:  # the very object seen before (serve)
             return same[1], same[2]
-        key = (entry.filename, repr(entry.raw), full)
+        # A digest of the object, not its text: at 100k entries the texts held ~55 MB.
+        digest = hashlib.blake2b(repr(entry.raw).encode("utf-8", "surrogatepass"), digest_size=16)
+        key = (entry.filename, digest.digest(), full)
         found = self._entries.get(key)
         if found is None:
             found = self._entries[key] = self.redactor.redact(entry, full)
@@ -90,14 +106,15 @@ class PortalCache:
             found = self._views[vkey] = _view(entry, status, edges, self._titles, badges)
         return found
 
-    def json_text(
+    def json_source(
         self, key: tuple[Any, ...], entry: Entry, status: str, successors: Sequence[str]
-    ) -> str:
+    ) -> JsonSource:
+        """What an entry's JSON file is made from, as one object per distinct input: the
+        same object again for an unchanged entry, so the site can tell the file is written."""
         jkey = (key, status, tuple(successors))
         found = self._json.get(jkey)
         if found is None:
-            obj = {**entry.raw, "status": status, "superseded_by": list(successors)}
-            found = self._json[jkey] = json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+            found = self._json[jkey] = JsonSource(entry, status, jkey[2])
         return found
 
     def index_item(self, key: tuple[Any, ...], entry: Entry) -> IndexItem:
@@ -261,7 +278,7 @@ class Portal:
     categories: list[CategoryView]
     tags: list[TagView]
     index_md: str
-    json_texts: dict[str, str]
+    json_sources: dict[str, JsonSource]
     edges: dict[str, list[str]]
     superseded_by: dict[str, list[str]]
     winner: dict[str, str]
@@ -435,8 +452,8 @@ def build_portal(
     for loser in result.entries:
         if loser.id in result.winner:
             losers[result.winner[loser.id]].append(loser.id)
-    json_texts = {
-        e.id: cache.json_text(k, e, result.status[e.id], result.superseded_by.get(e.id, ()))
+    json_sources = {
+        e.id: cache.json_source(k, e, result.status[e.id], result.superseded_by.get(e.id, ()))
         for k, e in keyed
     }
     cache.keep_only({k for k, _ in keyed})
@@ -455,7 +472,7 @@ def build_portal(
         categories=categories,
         tags=tags,
         index_md=render_items(sections, weights, budget),
-        json_texts=json_texts,
+        json_sources=json_sources,
         edges=dict(result.edges),
         superseded_by=dict(result.superseded_by),
         winner=dict(result.winner),

@@ -225,7 +225,7 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
         portal, renderer = self.portal, self.renderer
         assert portal is not None and renderer is not None
         root = Path(config.site_dir) / self.prefix
-        outputs = {rel: text.encode("utf-8") for rel, text, _ in raw_files(portal, renderer)}
+        outputs = {rel: make().encode("utf-8") for rel, _, make in raw_files(portal, renderer)}
         outputs.update(search_files(portal))
         try:
             for rel, data in outputs.items():

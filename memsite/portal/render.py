@@ -468,15 +468,16 @@ def feed_changes(portal: Portal, limit: int = FEED_SIZE) -> list[FeedChange]:
 
 def raw_files(
     portal: Portal, renderer: Renderer, base_url: str = ""
-) -> Iterator[tuple[str, str, str | None]]:
+) -> Iterator[tuple[str, Any, Callable[[], str]]]:
     """The non-HTML outputs: ``index.md``, ``llms.txt``, ``feed.xml`` and
-    ``entries/<id>.json``, as (path, text, key): an entry's JSON text is its own key
-    (unchanged text, unchanged file)."""
-    yield ("index.md", portal.index_md, None)
-    yield ("llms.txt", renderer.llms_txt(portal, base_url), None)
-    yield ("feed.xml", renderer.feed_xml(portal, base_url), None)
-    for entry_id, text in portal.json_texts.items():
-        yield (f"entries/{entry_id}.json", text, text)
+    ``entries/<id>.json``, as (path, key, render): an entry's JSON file has its
+    :class:`~memsite.portal.model.JsonSource` as key (the same object while the entry is
+    unchanged), and is made only when ``render`` is called; the others' key is None."""
+    yield ("index.md", None, lambda: portal.index_md)
+    yield ("llms.txt", None, lambda: renderer.llms_txt(portal, base_url))
+    yield ("feed.xml", None, lambda: renderer.feed_xml(portal, base_url))
+    for entry_id, source in portal.json_sources.items():
+        yield (f"entries/{entry_id}.json", source, source.text)
 
 
 def nav_items(portal: Portal) -> list[tuple[str, str | list[tuple[str, str]]]]:

@@ -150,9 +150,9 @@ class Site:
         """Main pages, JSON files, raw files, sitemap and Material's search index (nav pages)."""
         groups = self.renderer.main_page_groups(portal)
         changed, self._groups, shown = self._write_groups(groups, self._groups, atomic)
-        for rel, text, key in raw_files(portal, self.renderer, self._base):
+        for rel, key, render in raw_files(portal, self.renderer, self._base):
             if key is None or self.written.get(rel) is not key:
-                changed += self.put(rel, text.encode("utf-8"), key=key, atomic=atomic)
+                changed += self.put(rel, render().encode("utf-8"), key=key, atomic=atomic)
         paths = [path for path, _ in shown]
         paths += [path for pages in self._tags.values() for path, _ in pages]
         paths += [f"entries/{e.id}/" for e in portal.entries]
