@@ -9,7 +9,7 @@ cached by the caller, so they are passed in).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -65,12 +65,17 @@ def invalid_file_findings(invalid: Iterable[tuple[str, str]]) -> list[Finding]:
     ]
 
 
-def near_duplicate_findings(result: Compaction) -> list[Finding]:
+def near_duplicates_in(
+    groups: Iterable[tuple[str, Sequence[tuple[str, str]]]], entry_of: Callable[[str], Entry]
+) -> list[Finding]:
+    """Near-duplicate findings of each category's active facts, given as (id, normalized
+    content) in any order (the pairs come out sorted); ``entry_of`` gives a member's entry."""
     found = []
-    for category in result.categories:
-        items = [(e.id, token_set(e.normalized)) for e in result.active(category)]
+    for category, active in groups:
+        memo: dict[str, str] = {}
+        items = [(entry_id, token_set(normalized, memo)) for entry_id, normalized in active]
         for a, b, score in similar_pairs(items):
-            ea, eb = result.by_id[a], result.by_id[b]
+            ea, eb = entry_of(a), entry_of(b)
             found.append(
                 Finding(
                     "near_duplicate",

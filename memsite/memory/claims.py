@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -490,28 +490,44 @@ def index_flags(memory: Memory) -> dict[str, str]:
 def conflict_findings(memory: Memory, only: Iterable[str] | None = None) -> list[Finding]:
     """``possible_conflict`` findings over the active facts (``only``: pairs with one of these
     ids): the rule of ``core.conflicts``, silenced by relations, forced by conflicts-with."""
-    from memsite.core.compaction import ACTIVE, Finding
-    from memsite.core.conflicts import claim_of, possible_conflicts
+    from memsite.core.compaction import ACTIVE
 
     state = memory.state()
     result = state.result
-    active = [e for e in result.entries if result.status[e.id] == ACTIVE]
-    by_id = {e.id: e for e in active}
+    per_category: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for entry in result.entries:
+        if result.status[entry.id] == ACTIVE:
+            per_category[entry.category].append((entry.id, entry.normalized))
+    return conflicts_in(per_category, state.scan.records, result.by_id.__getitem__, only)
+
+
+def conflicts_in(
+    per_category: Mapping[str, Sequence[tuple[str, str]]],
+    records: Iterable[Record],
+    entry_of: Callable[[str], Entry],
+    only: Iterable[str] | None = None,
+) -> list[Finding]:
+    """:func:`conflict_findings` over each category's active facts, given as (id, normalized
+    content) in any order; ``entry_of`` gives a member's entry."""
+    from memsite.core.compaction import Finding
+    from memsite.core.conflicts import claim_of, possible_conflicts
+
     silenced: set[tuple[str, str]] = set()
     stated: set[tuple[str, str]] = set()
-    for record in state.scan.records:
+    for record in records:
         if record.kind == RELATE and record.other is not None:
             first, second = sorted((record.target, record.other))
             (stated if record.link == "conflicts-with" else silenced).add((first, second))
     wanted = set(only) if only is not None else None
-    per_category: dict[str, list[Any]] = defaultdict(list)
-    for entry in active:
-        per_category[entry.category].append(claim_of(entry.id, entry.normalized))
+    active = {entry_id for facts in per_category.values() for entry_id, _ in facts}
     found = []
     for category in sorted(per_category):
-        conflicts = possible_conflicts(per_category[category], silenced | stated, wanted)
+        # One category's claims at a time: at 100k entries all of them held ~100 MB.
+        claims = [claim_of(entry_id, normalized) for entry_id, normalized in per_category[category]]
+        conflicts = possible_conflicts(claims, silenced | stated, wanted)
+        del claims
         for group in _groups(conflicts):
-            members = sorted((by_id[i] for i in group), key=lambda e: e.order_key, reverse=True)
+            members = sorted(map(entry_of, group), key=lambda e: e.order_key, reverse=True)
             if len(members) == 2:
                 a, b = members[1], members[0]
                 why = next(c.why for c in conflicts if {c.a, c.b} == {a.id, b.id})
@@ -537,8 +553,8 @@ def conflict_findings(memory: Memory, only: Iterable[str] | None = None) -> list
                 )
             )
     for first, second in sorted(stated):
-        if first in by_id and second in by_id and (wanted is None or {first, second} & wanted):
-            a, b = by_id[first], by_id[second]
+        if first in active and second in active and (wanted is None or {first, second} & wanted):
+            a, b = entry_of(first), entry_of(second)
             found.append(
                 Finding(
                     "possible_conflict",

@@ -13,10 +13,10 @@ import contextlib
 import hashlib
 import os
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import date, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memsite import __version__
 from memsite.errors import InvalidInputError, MemsiteError, StorageError
@@ -29,6 +29,8 @@ from memsite.storage.files import (
 
 if TYPE_CHECKING:
     from memsite.core.compaction import Finding
+    from memsite.core.entry import Entry
+    from memsite.core.records import Record
     from memsite.memory import Memory
     from memsite.storage.layout import Store
 
@@ -314,26 +316,114 @@ def context(
     return _index_text(memory, total), warnings
 
 
-def findings(memory: Memory) -> list[Finding]:
+class ScanFindings(NamedTuple):
+    """The findings that take one pass over every fact's text (most of a review's time):
+    near-duplicates by category, conflicts, the secret scan's by entry file, and a digest of
+    the entries the pass saw with their statuses (:func:`seen_digest`)."""
+
+    near_duplicates: dict[str, list[Finding]]
+    conflicts: list[Finding]
+    secrets: dict[str, list[Finding]]
+    seen: int
+
+
+def findings(memory: Memory, scanned: ScanFindings | None = None) -> list[Finding]:
+    """Every finding of a review, in the order it shows them. ``scanned``: the text pass,
+    made already (by :func:`scan_findings_from_index`, in a build worker); it is used only if
+    it saw the same entries with the same statuses as this read of the store."""
     from memsite.core import review as rules
     from memsite.memory import claims
 
     state = memory.state()
     result = state.result
+    if scanned is None or scanned.seen != seen_digest(result.status.items()):
+        kept = ((e, result.status[e.id]) for e in result.entries)
+        scanned = scan_findings(memory, kept, state.scan.records, result.by_id.__getitem__)
     found = rules.invalid_file_findings((f.filename, f.message) for f in state.scan.invalid)
     found += result.findings
-    found += rules.near_duplicate_findings(result)
+    found += [f for c in result.categories for f in scanned.near_duplicates.get(c, ())]
     found += rules.unknown_category_findings(result, memory.config.categories)
-    found += secret_findings(memory)
+    found += [f for e in result.entries for f in scanned.secrets.get(e.filename, ())]
     found += rules.future_findings(result, memory.now())
-    found += claims.conflict_findings(memory)
+    found += scanned.conflicts
     found += claims.drift_findings(memory)
     found += claims.stale_findings(memory)
     return found
 
 
 def secret_findings(memory: Memory) -> list[Finding]:
-    """Entries whose full detect-secrets scan finds something, allowed ones apart.
+    """Entries whose full detect-secrets scan finds something, allowed ones apart."""
+    entries = memory.state().result.entries
+    by_file = _secret_scan(memory, entries)
+    return [f for e in entries for f in by_file.get(e.filename, ())]
+
+
+def seen_digest(statuses: Iterable[tuple[str, str]]) -> int:
+    """A digest of (entry id, status) pairs, in any order: the sum of :func:`_pair_digest`."""
+    return sum(_pair_digest(entry_id, status) for entry_id, status in statuses) & _DIGEST_MASK
+
+
+_DIGEST_MASK = (1 << 64) - 1
+
+
+def _pair_digest(entry_id: str, status: str) -> int:
+    pair = f"{entry_id} {status}".encode("utf-8", "surrogatepass")
+    return int.from_bytes(hashlib.blake2b(pair, digest_size=8).digest(), "big")
+
+
+def scan_findings(
+    memory: Memory,
+    kept: Iterable[tuple[Entry, str]],
+    records: Iterable[Record],
+    entry_of: Callable[[str], Entry],
+) -> ScanFindings:
+    """The text pass over ``kept`` (every entry the compaction keeps, with its status, in any
+    order; each may be dropped once seen): the secrets of each, and each category's active
+    facts kept only as (id, normalized content) for the near-duplicates and conflicts.
+    ``entry_of`` gives the entry of an id a finding names."""
+    from memsite.core import review as rules
+    from memsite.core.compaction import ACTIVE
+    from memsite.memory import claims
+
+    active: dict[str, list[tuple[str, str]]] = {}
+    digest = [0]  # seen_digest of the pairs met, summed as they come (not all held)
+
+    def seen() -> Iterator[Entry]:
+        for entry, status in kept:
+            digest[0] += _pair_digest(entry.id, status)
+            if status == ACTIVE:
+                active.setdefault(entry.category, []).append((entry.id, entry.normalized))
+            yield entry
+
+    secrets = _secret_scan(memory, seen())
+    near = {c: rules.near_duplicates_in([(c, facts)], entry_of) for c, facts in active.items()}
+    return ScanFindings(
+        {c: found for c, found in near.items() if found},
+        claims.conflicts_in(active, records, entry_of),
+        secrets,
+        digest[0] & _DIGEST_MASK,
+    )
+
+
+def scan_findings_from_index(memory: Memory, ready: Callable[[], bool]) -> ScanFindings | None:
+    """:func:`scan_findings` over the index's rows, read one at a time on a connection of its
+    own, once ``ready()`` says the index is up to date (None if it never is, or is not a file).
+
+    A build runs this in a child forked before the store is read: a child forked later shares
+    the parent's entries, and either side touching one copies the page it is on (about 300 MB
+    at 100k entries)."""
+    if not ready():
+        return None
+    snapshot = memory.model.index.snapshot()
+    if snapshot is None:
+        return None
+    with snapshot:
+        rows, records = snapshot.kept_entries(), snapshot.records()
+        return scan_findings(memory, rows, records, snapshot.kept_entry)
+
+
+def _secret_scan(memory: Memory, entries: Iterable[Entry]) -> dict[str, list[Finding]]:
+    """The secret findings of each of ``entries``, by entry file (those with some).
 
     The full scan costs ~0.2 ms a text, so its verdicts are cached per entry file and text.
     """
@@ -343,8 +433,8 @@ def secret_findings(memory: Memory) -> list[Finding]:
     caches = memory.model.caches
     cached = caches.load_verdicts()
     fresh: dict[str, tuple[int, list[str]]] = {}
-    found: list[Finding] = []
-    for entry in memory.state().result.entries:
+    found: dict[str, list[Finding]] = {}
+    for entry in entries:
         digest = zlib.crc32(repr(sorted(entry.raw.items())).encode("utf-8", "replace"))
         hit = cached.get(entry.filename)
         if hit is not None and hit[0] == digest:
@@ -354,7 +444,10 @@ def secret_findings(memory: Memory) -> list[Finding]:
         else:
             messages = [message for _, message in entry_findings(entry.raw)]
         fresh[entry.filename] = (digest, messages)
-        found += rules.secret_findings(entry, messages, allowed=is_allowed(entry.raw))
+        if messages:
+            found[entry.filename] = rules.secret_findings(
+                entry, messages, allowed=is_allowed(entry.raw)
+            )
     if fresh != cached:
         caches.save_verdicts(fresh)
     return found

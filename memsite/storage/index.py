@@ -112,6 +112,9 @@ CREATE TABLE IF NOT EXISTS anchors(
 );
 CREATE INDEX IF NOT EXISTS anchors_n ON anchors(n);
 """
+_ALL_RECORDS = (
+    "SELECT file, id, kind, target, other, created, data FROM records ORDER BY created, file"
+)
 _COLUMNS = "n, file, id, category, created, confidence, key, digest, words, length, status, data"
 
 
@@ -791,6 +794,16 @@ class Index:
         known.update(found)
         return entries
 
+    def snapshot(self) -> Snapshot | None:
+        """A read-only look at the index file on a connection of its own (see
+        :class:`Snapshot`); None when the index is not a file (it is held in memory)."""
+        if self.in_memory or not self.path.is_file():
+            return None
+        try:
+            return Snapshot(self.path)
+        except sqlite3.Error:
+            return None
+
     def statuses(self) -> dict[str, str | None]:
         """Entry file → its status (None: the file repeats an id another file holds)."""
         self.sync()
@@ -983,11 +996,7 @@ class Index:
     def all_records(self) -> list[Record]:
         """Every valid record, oldest first (then by file name)."""
         self.sync()
-        rows = self.db.execute(
-            "SELECT file, id, kind, target, other, created, data FROM records "
-            "ORDER BY created, file"
-        )
-        return [RecordRow(*r).record() for r in rows]
+        return [RecordRow(*r).record() for r in self.db.execute(_ALL_RECORDS)]
 
     def records_about(self, ids: Iterable[str]) -> list[Record]:
         """The records naming any of ``ids`` as target or as the other end of a link, oldest
@@ -1282,3 +1291,43 @@ def _any_of(terms: Sequence[str]) -> str:
 
 def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
+
+
+
+class Snapshot:
+    """The index as it is at one moment, read on a read-only connection of its own: what a
+    forked child reads (a child must never use its parent's connection). A context manager."""
+
+    _KEPT = "FROM entries WHERE status IS NOT NULL"  # one file per id: the one compaction keeps
+
+    def __init__(self, path: Path) -> None:
+        self.db = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True, timeout=60)
+        try:
+            self.db.execute("BEGIN")  # one snapshot for every read that follows
+            self.db.execute("SELECT count(*) FROM entries").fetchone()
+        except sqlite3.Error:
+            self.db.close()
+            raise
+
+    def __enter__(self) -> Snapshot:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.db.close()
+
+    def kept_entries(self) -> Iterator[tuple[Entry, str]]:
+        """Every entry compaction keeps, with its status, decoded one at a time."""
+        for file, status, data in self.db.execute(f"SELECT file, status, data {self._KEPT}"):
+            yield entry_from_row(marshal.loads(data), file), status
+
+    def kept_entry(self, entry_id: str) -> Entry:
+        """The entry compaction keeps for ``entry_id`` (KeyError if there is none)."""
+        found = self.db.execute(f"SELECT file, data {self._KEPT} AND id = ?", (entry_id,))
+        row = found.fetchone()
+        if row is None:
+            raise KeyError(entry_id)
+        return entry_from_row(marshal.loads(row[1]), row[0])
+
+    def records(self) -> list[Record]:
+        """Every valid record, oldest first (then by file name), as ``Index.all_records``."""
+        return [RecordRow(*r).record() for r in self.db.execute(_ALL_RECORDS)]
