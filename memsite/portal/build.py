@@ -2,7 +2,10 @@
 
 A cold build (:func:`build_site`) is one straight pipeline:
 
-1. read the store (scan + compaction); the review findings start on the other core;
+1. the review's text pass (secrets, near-duplicates, conflicts) forks first, while this
+   process holds next to nothing, and reads the index's rows on its own once the index is up
+   to date (a child forked later would share the entries, and either side touching one
+   copies its memory page); then this process reads the store (scan + compaction);
 2. :func:`portal_for`: redacted views of every entry (one constructor, used by every caller),
    with each fact's standing (anchors against today's files, verifications, links,
    retirement: :func:`claims_for`, computed once for the whole store);
@@ -12,8 +15,9 @@ A cold build (:func:`build_site`) is one straight pipeline:
    this build. It costs the same at 10 entries as at 10,000: MkDocs never renders an entry
    page, where Material would draw its whole navigation once more (plain ``mkdocs build`` pays
    that per page, and Markdown parsing on top);
-4. page bodies rendered from ``templates/`` go into their frames; entry pages are split over
-   both cores, and the worker then builds and writes the search index (``searchdata``);
+4. the search index (``searchdata``), each file written as it is made; then page bodies
+   rendered from ``templates/`` go into their frames, two in five entry pages in a forked
+   worker, which ends before this process writes the pages that go through every view;
 5. raw files: ``entries/<id>.json``, ``index.md``, ``llms.txt``, ``feed.xml`` (Atom: the
    latest changes), ``sitemap.xml``, Material's search index (entry documents added
    directly, so its plugin parses no entry HTML);
@@ -27,7 +31,9 @@ A cold build (:func:`build_site`) is one straight pipeline:
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,10 +43,12 @@ from urllib.parse import quote
 from memsite.core.compaction import ACTIVE, RETIRED, Finding
 from memsite.core.records import first_retirements
 from memsite.errors import MemsiteError
+from memsite.memory import upkeep
+from memsite.memory.upkeep import ScanFindings, scan_findings_from_index
 from memsite.portal.frames import render_frames
 from memsite.portal.model import Portal, PortalCache, build_portal, full_scan_changes
 from memsite.portal.render import Renderer
-from memsite.portal.searchdata import search_files
+from memsite.portal.searchdata import search_file_stream, search_files
 from memsite.portal.site import MARKER, Site
 from memsite.portal.standing import FactClaims, fact_claims, repo_blob_base
 from memsite.storage.parallel import Task, can_fork
@@ -244,6 +252,35 @@ class BuildResult:
     search_bytes: int = 0
 
 
+class Gate:
+    """Holds a forked child until its parent says go: one byte down a pipe, ``1`` to go on,
+    ``0`` (or the pipe closed, should the parent fail first) to give up. A context manager
+    for the parent's end."""
+
+    def __init__(self) -> None:
+        self._read, self._write = os.pipe()
+
+    def open(self, go: bool) -> None:
+        os.write(self._write, b"1" if go else b"0")
+
+    def wait(self) -> bool:
+        """In the child: True once the parent says go."""
+        os.close(self._write)  # the child's copy: EOF, should the parent die
+        self._write = -1
+        with contextlib.suppress(OSError):
+            return os.read(self._read, 1) == b"1"
+        return False
+
+    def __enter__(self) -> Gate:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for fd in (self._read, self._write):
+            if fd >= 0:
+                os.close(fd)
+        self._read = self._write = -1
+
+
 def _frozen(fork: bool) -> bool:
     """Before a fork: the objects made so far are left out of garbage collection, so that a
     collection in either process does not write to (and so copy) the pages both share."""
@@ -252,34 +289,44 @@ def _frozen(fork: bool) -> bool:
     return fork
 
 
-def _write_chunk(
-    site: Site, portal: Portal, ids: Sequence[str], counter: Any
-) -> tuple[dict[str, Any], int]:
-    """The worker's half of the entry pages, then the search index (one worker, not two: on
-    two cores, a third busy process only adds memory). Returns what it wrote of the index
-    (path → key, for later updates) and how many bytes."""
+def _write_chunk(site: Site, portal: Portal, ids: Sequence[str], counter: Any) -> None:
+    """The worker's half of the entry pages."""
 
     def tick(n: int) -> None:
         counter.value += n
 
+    # The worker has time to spare (the parent writes the rest meanwhile): on a busy machine
+    # it yields the cores to the parent and to the findings, whose worker (with all it holds)
+    # is then gone sooner.
+    with contextlib.suppress(OSError):
+        os.nice(10)
     site.write_entries(portal, ids, tick)
-    files = search_files(portal)
-    site.write_search(files)
-    return {rel: site.written[rel] for rel in files}, sum(map(len, files.values()))
 
 
-def _write_entry_pages(site: Site, portal: Portal, fork: bool, progress: Progress | None) -> int:
-    """Every entry page, half of them in a forked worker when there are enough to split,
-    which also writes the search index meanwhile (returns its size)."""
+def _write_search(site: Site, portal: Portal) -> int:
+    """The search index, each file written as it comes (never all held at once); its size."""
+    size = 0
+    for rel, data in search_file_stream(portal):
+        site.put(rel, data)
+        size += len(data)
+    return size
+
+
+def _write_entry_pages(
+    site: Site, portal: Portal, fork: bool, progress: Progress | None
+) -> Callable[[], None]:
+    """Every entry page and the tag pages; half of the entry pages in a forked worker when
+    there are enough to split. Returns what waits for the worker (call it once this process
+    has written the rest)."""
     import multiprocessing
 
     ids = [e.id for e in portal.entries]
     total = len(ids)
     counter = multiprocessing.get_context().Value("q", 0, lock=False)
-    half = total // 2 if fork and total >= 400 else 0
-    worker: Task[tuple[dict[str, Any], int]] = Task(
-        _write_chunk, site, portal, ids[:half], counter, fork=_frozen(fork)
-    )
+    # Two in five to the worker: it ends before this process writes the pages that go through
+    # every view (tags, categories, months), which would copy the pages both still share.
+    half = total * 2 // 5 if fork and total >= 400 else 0
+    worker: Task[None] = Task(_write_chunk, site, portal, ids[:half], counter, fork=_frozen(fork))
 
     def tick(n: int) -> None:
         counter.value += n
@@ -288,13 +335,15 @@ def _write_entry_pages(site: Site, portal: Portal, fork: bool, progress: Progres
 
     site.write_entries(portal, ids[half:], tick)
     site.write_tags(portal)
-    search_keys, search_bytes = worker.result()
-    site.written.update(search_keys)
-    for entry_id in ids[:half]:  # written by the worker: remember what, for later updates
-        site.written[f"entries/{entry_id}/index.html"] = portal.page(entry_id)
-    if progress is not None:
-        progress(total, total)
-    return search_bytes
+
+    def collect() -> None:
+        worker.result()
+        for entry_id in ids[:half]:  # written by the worker: remember what, for later updates
+            site.written[f"entries/{entry_id}/index.html"] = portal.page(entry_id)
+        if progress is not None:
+            progress(total, total)
+
+    return collect
 
 
 def build_site(
@@ -310,8 +359,15 @@ def build_site(
     """A cold build of the portal into ``site_dir`` (see the module docstring)."""
     earlier = prepare_site_dir(site_dir)
     fork = can_fork() if parallel is None else parallel
-    memory.state()  # read once, before any fork: both processes share it
-    findings_task: Task[list[Finding]] = Task(memory.findings, fork=_frozen(fork))
+    # The review's text pass forks first, while this process holds next to nothing, and reads
+    # the index once it is up to date (see upkeep.scan_findings_from_index).
+    gate = Gate()
+    scan_task: Task[ScanFindings | None] | None = None
+    if fork:
+        scan_task = Task(scan_findings_from_index, memory, gate.wait, fork=_frozen(fork))
+    with gate:
+        gate.open(not memory.index().in_memory)
+    memory.state()  # read once, before the entry pages fork: both processes share it
     cache = cache or PortalCache()
     portal = portal_for(memory, cache)
     made = render_frames(portal, memory.config.site, site_dir, strict=strict, site_url=site_url)
@@ -322,9 +378,13 @@ def build_site(
         site.put(rel, data)
     site.put(".nojekyll", b"")
     try:
-        search_bytes = _write_entry_pages(site, portal, fork, progress)
+        # Before the entry pages fork: the search index goes through every view, and a worker
+        # that did so would copy the pages they are on.
+        search_bytes = _write_search(site, portal)
+        collect = _write_entry_pages(site, portal, fork, progress)
         site.write_rest(portal)  # all but what shows the findings, while they are made
-        findings = findings_task.result()
+        collect()
+        findings = upkeep.findings(memory, scan_task.result() if scan_task else None)
     finally:
         gc.unfreeze()  # serve goes on in this process: its garbage is collected again
     if not full_scan_changes(cache, memory.state().result.entries, findings):

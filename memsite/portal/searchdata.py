@@ -48,7 +48,7 @@ import sys
 import zlib
 from array import array
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from operator import itemgetter
 from typing import Any
@@ -143,7 +143,7 @@ def impacts(
         rows.append((body, meta))  # the words are not kept: at 100k entries, 150 MB
     average = average_length(sum(len(body) + len(meta) for body, meta in rows), len(entries))
     statuses = {name: n for n, name in enumerate(status_order())}
-    postings: dict[str, array[int]] = defaultdict(lambda: array("l"))
+    postings: dict[str, array[int]] = defaultdict(lambda: array("i"))  # 4 bytes a value
     k1, b, meta_weight = ranking.K1, ranking.B, ranking.META_WEIGHT
     for ref, (entry, (body, meta)) in enumerate(zip(entries, rows, strict=True)):
         norm = k1 * (1 - b + b * (len(body) + len(meta)) / (average or 1.0))
@@ -259,6 +259,12 @@ def _result_row(
 
 def search_files(portal: Portal) -> dict[str, bytes]:
     """Every file of the portal's search index, by path under the site."""
+    return dict(search_file_stream(portal))
+
+
+def search_file_stream(portal: Portal) -> Iterator[tuple[str, bytes]]:
+    """The files of :func:`search_files` one at a time, ``meta.json`` last: a caller that
+    writes each as it comes never holds them all (about 60 MB at 100k entries)."""
     entries = search_order(portal)
     categories = [c.name for c in portal.categories]
     cat_index = {name: n for n, name in enumerate(categories)}
@@ -267,13 +273,19 @@ def search_files(portal: Portal) -> dict[str, bytes]:
     statuses = status_order()
     status_index = {name: n for n, name in enumerate(statuses)}
     postings, by_length, average = impacts(entries)
-    files: dict[str, bytes] = {}
+    sums: list[tuple[str, int]] = []  # each file's checksum, for the stamp
 
-    shards = term_shards(postings)
-    for number, (_, data) in enumerate(shards):
-        files[f"search/t/{number}.json"] = data
+    def file(name: str, data: bytes) -> tuple[str, bytes]:
+        sums.append((name, zlib.crc32(data)))
+        return name, data
+
+    shards: list[str] = []  # the first term of each
+    for number, (first, data) in enumerate(term_shards(postings)):
+        shards.append(first)
+        yield file(f"search/t/{number}.json", data)
+    del postings
     for length, words in by_length.items():
-        files[f"search/v/{length}.json"] = _dump(sorted(words))
+        yield file(f"search/v/{length}.json", _dump(sorted(words)))
 
     by_prefix: dict[str, list[list[Any]]] = defaultdict(list)
     for ref in range(len(entries) - 1, -1, -1):  # newest first
@@ -281,12 +293,12 @@ def search_files(portal: Portal) -> dict[str, bytes]:
         by_prefix[entry_id[:ID_CHARS].lower()].append([entry_id, ref])
     for prefix, rows in by_prefix.items():
         if _safe_name(prefix):
-            files[f"search/i/{prefix}.json"] = _dump(rows)
+            yield file(f"search/i/{prefix}.json", _dump(rows))
 
     for number, start in enumerate(range(0, len(entries), CHUNK)):
         chunk = entries[start : start + CHUNK]
         rows = [_result_row(e, cat_index, tag_index, status_index) for e in chunk]
-        files[f"search/d/{number}.json"] = _dump(rows)
+        yield file(f"search/d/{number}.json", _dump(rows))
 
     groups: dict[str, list[int]] = defaultdict(list)
     for ref, entry in enumerate(entries):
@@ -295,7 +307,7 @@ def search_files(portal: Portal) -> dict[str, bytes]:
         for tag in entry.tags:
             groups[f"g-{tag_index[tag.name]}"].append(ref)
     for name, refs in groups.items():
-        files[f"search/f/{name}.json"] = _dump(_deltas(refs))
+        yield file(f"search/f/{name}.json", _dump(_deltas(refs)))
 
     meta = {
         "version": VERSION,
@@ -309,7 +321,7 @@ def search_files(portal: Portal) -> dict[str, bytes]:
         "categoryTitles": [c.title for c in portal.categories],
         "tags": tag_names,
         "statuses": statuses,
-        "shards": [first for first, _ in shards],
+        "shards": shards,
         "lengths": sorted(by_length),
         "days": day_runs(entries),
         "ranking": ranking_tables(),
@@ -317,11 +329,10 @@ def search_files(portal: Portal) -> dict[str, bytes]:
     # Every other file is fetched as NAME?v=STAMP, and meta.json without the browser's cache:
     # a page never mixes files of two builds.
     stamp = 0
-    for name in sorted(files):
-        stamp = zlib.crc32(files[name], zlib.crc32(name.encode(), stamp))
+    for name, crc in sorted(sums):
+        stamp = zlib.crc32(f"{name}:{crc:08x}".encode(), stamp)
     meta["stamp"] = f"{stamp:08x}"
-    files[META_FILE] = _dump(meta)
-    return files
+    yield META_FILE, _dump(meta)
 
 
 def ranking_tables() -> dict[str, Any]:
