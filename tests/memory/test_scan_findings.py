@@ -3,10 +3,15 @@ findings made from the entries in memory."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from memsite.memory import Memory, upkeep
 from memsite.storage.layout import Store
+from memsite.storage.parallel import can_fork
 from tests.conftest import Clock, make_entry, write_raw
 from tests.secrets_corpus import body
 
@@ -115,3 +120,30 @@ def test_no_pass_until_the_parent_says_so(store_root: Path) -> None:
     _plant(store_root)
     memory = _memory(store_root)
     assert upkeep.scan_findings_from_index(memory, lambda: False) is None
+
+
+@pytest.mark.skipif(not can_fork(), reason="needs fork and two CPUs")
+def test_a_forked_build_takes_the_pass_from_its_worker(
+    store_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memsite.portal.build import build_site
+
+    _plant(store_root)
+    calls = tmp_path / "calls"
+    made = upkeep.scan_findings
+
+    def recorded(*args: Any, **kwargs: Any) -> upkeep.ScanFindings:
+        with calls.open("a") as out:
+            out.write(f"{os.getpid()}\n")
+        return made(*args, **kwargs)
+
+    monkeypatch.setattr(upkeep, "scan_findings", recorded)
+    memory = _memory(store_root)
+    _, portal, result = build_site(memory, tmp_path / "site", parallel=True)
+    pids = calls.read_text().split()
+    assert len(pids) == 1 and int(pids[0]) != os.getpid()  # once, in the worker
+    expected = _memory(store_root).findings()
+    assert result.findings == len(expected)
+    assert [(f.kind, f.entries[0].id) for f in portal.findings] == [
+        (f.kind, f.ids[0]) for f in expected
+    ]
