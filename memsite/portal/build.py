@@ -15,15 +15,16 @@ A cold build (:func:`build_site`) is one straight pipeline:
    this build. It costs the same at 10 entries as at 10,000: MkDocs never renders an entry
    page, where Material would draw its whole navigation once more (plain ``mkdocs build`` pays
    that per page, and Markdown parsing on top);
-4. the search index (``searchdata``), each file written as it is made; then page bodies
-   rendered from ``templates/`` go into their frames, two in five entry pages in a forked
-   worker, which ends before this process writes the pages that go through every view;
-5. raw files: ``entries/<id>.json``, ``index.md``, ``llms.txt``, ``feed.xml`` (Atom: the
-   latest changes), ``sitemap.xml``, Material's search index (entry documents added
-   directly, so its plugin parses no entry HTML);
-6. once the findings are in: the home and review pages and ``llms.txt``, which show them
-   (steps 4 and 5 do not wait for them). Should the full secret scan redact an entry
-   differently from the quick one, everything that shows it is written again.
+4. page bodies rendered from ``templates/`` go into their frames. What goes through every view
+   comes first, while the findings are made on the other core: the search index
+   (``searchdata``, each file written as it is made), the tag pages, the category, month and
+   other pages, and the raw files (``entries/<id>.json``, ``index.md``, ``feed.xml`` (Atom:
+   the latest changes), ``sitemap.xml``, Material's search index with the navigation pages).
+   Then the entry pages, half of them in a forked worker: a page of memory touched while a
+   worker shares it is copied, so the worker touches only its own entries' views;
+5. once the findings are in: the home and review pages and ``llms.txt``, which show them
+   (step 4 does not wait for them). Should the full secret scan redact an entry differently
+   from the quick one, everything that shows it is written again.
 
 :class:`~memsite.portal.site.Site` keeps the frames, the renderer and what it wrote, so
 :meth:`~memsite.portal.site.Site.update` (used by ``serve``) rewrites only what a change touched.
@@ -290,14 +291,13 @@ def _frozen(fork: bool) -> bool:
 
 
 def _write_chunk(site: Site, portal: Portal, ids: Sequence[str], counter: Any) -> None:
-    """The worker's half of the entry pages."""
+    """The worker's share of the entry pages."""
 
     def tick(n: int) -> None:
         counter.value += n
 
-    # The worker has time to spare (the parent writes the rest meanwhile): on a busy machine
-    # it yields the cores to the parent and to the findings, whose worker (with all it holds)
-    # is then gone sooner.
+    # Should the findings' worker still be running, this one yields to it (and to the parent):
+    # the findings' worker, with all it holds, is then gone sooner.
     with contextlib.suppress(OSError):
         os.nice(10)
     site.write_entries(portal, ids, tick)
@@ -312,20 +312,14 @@ def _write_search(site: Site, portal: Portal) -> int:
     return size
 
 
-def _write_entry_pages(
-    site: Site, portal: Portal, fork: bool, progress: Progress | None
-) -> Callable[[], None]:
-    """Every entry page and the tag pages; half of the entry pages in a forked worker when
-    there are enough to split. Returns what waits for the worker (call it once this process
-    has written the rest)."""
+def _write_entry_pages(site: Site, portal: Portal, fork: bool, progress: Progress | None) -> None:
+    """Every entry page, half of them in a forked worker when there are enough to split."""
     import multiprocessing
 
     ids = [e.id for e in portal.entries]
     total = len(ids)
     counter = multiprocessing.get_context().Value("q", 0, lock=False)
-    # Two in five to the worker: it ends before this process writes the pages that go through
-    # every view (tags, categories, months), which would copy the pages both still share.
-    half = total * 2 // 5 if fork and total >= 400 else 0
+    half = total // 2 if fork and total >= 400 else 0
     worker: Task[None] = Task(_write_chunk, site, portal, ids[:half], counter, fork=_frozen(fork))
 
     def tick(n: int) -> None:
@@ -334,16 +328,11 @@ def _write_entry_pages(
             progress(min(counter.value, total), total)
 
     site.write_entries(portal, ids[half:], tick)
-    site.write_tags(portal)
-
-    def collect() -> None:
-        worker.result()
-        for entry_id in ids[:half]:  # written by the worker: remember what, for later updates
-            site.written[f"entries/{entry_id}/index.html"] = portal.page(entry_id)
-        if progress is not None:
-            progress(total, total)
-
-    return collect
+    worker.result()
+    for entry_id in ids[:half]:  # written by the worker: remember what, for later updates
+        site.written[f"entries/{entry_id}/index.html"] = portal.page(entry_id)
+    if progress is not None:
+        progress(total, total)
 
 
 def build_site(
@@ -378,12 +367,13 @@ def build_site(
         site.put(rel, data)
     site.put(".nojekyll", b"")
     try:
-        # Before the entry pages fork: the search index goes through every view, and a worker
-        # that did so would copy the pages they are on.
+        # What goes through every view comes before the entry pages fork (a page touched
+        # while a worker shares it is copied): the search index, the tags, and the rest but
+        # what shows the findings, while the findings' worker makes them on the other core.
         search_bytes = _write_search(site, portal)
-        collect = _write_entry_pages(site, portal, fork, progress)
-        site.write_rest(portal)  # all but what shows the findings, while they are made
-        collect()
+        site.write_tags(portal)
+        site.write_rest(portal)
+        _write_entry_pages(site, portal, fork, progress)
         findings = upkeep.findings(memory, scan_task.result() if scan_task else None)
     finally:
         gc.unfreeze()  # serve goes on in this process: its garbage is collected again
