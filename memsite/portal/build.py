@@ -49,10 +49,10 @@ from memsite.memory.upkeep import ScanFindings, scan_findings_from_index
 from memsite.portal.frames import render_frames
 from memsite.portal.model import Portal, PortalCache, build_portal, full_scan_changes
 from memsite.portal.render import Renderer
-from memsite.portal.searchdata import search_file_stream, search_files
+from memsite.portal.searchdata import search_file_stream
 from memsite.portal.site import MARKER, Site
 from memsite.portal.standing import FactClaims, fact_claims, repo_blob_base
-from memsite.storage.parallel import Task, can_fork
+from memsite.storage.parallel import Gate, Task, can_fork
 
 if TYPE_CHECKING:
     from memsite.memory import Memory
@@ -253,35 +253,6 @@ class BuildResult:
     search_bytes: int = 0
 
 
-class Gate:
-    """Holds a forked child until its parent says go: one byte down a pipe, ``1`` to go on,
-    ``0`` (or the pipe closed, should the parent fail first) to give up. A context manager
-    for the parent's end."""
-
-    def __init__(self) -> None:
-        self._read, self._write = os.pipe()
-
-    def open(self, go: bool) -> None:
-        os.write(self._write, b"1" if go else b"0")
-
-    def wait(self) -> bool:
-        """In the child: True once the parent says go."""
-        os.close(self._write)  # the child's copy: EOF, should the parent die
-        self._write = -1
-        with contextlib.suppress(OSError):
-            return os.read(self._read, 1) == b"1"
-        return False
-
-    def __enter__(self) -> Gate:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        for fd in (self._read, self._write):
-            if fd >= 0:
-                os.close(fd)
-        self._read = self._write = -1
-
-
 def _frozen(fork: bool) -> bool:
     """Before a fork: the objects made so far are left out of garbage collection, so that a
     collection in either process does not write to (and so copy) the pages both share."""
@@ -386,9 +357,7 @@ def build_site(
         portal = portal_for(memory, cache, findings)
         site.write_entries(portal, [e.id for e in portal.entries])
         site.write_tags(portal)
-        search = search_files(portal)
-        site.write_search(search)
-        search_bytes = sum(len(data) for data in search.values())
+        search_bytes = _write_search(site, portal)
         site.write_rest(portal)
     site.last = portal
     if earlier:

@@ -1293,7 +1293,6 @@ def _quote(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
-
 class Snapshot:
     """The index as it is at one moment, read on a read-only connection of its own: what a
     forked child reads (a child must never use its parent's connection). A context manager."""

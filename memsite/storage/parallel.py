@@ -115,6 +115,35 @@ class Task(Generic[T]):
             out.close()
 
 
+class Gate:
+    """Holds a forked child until its parent says go: one byte down a pipe, ``1`` to go on,
+    ``0`` (or the pipe closed, should the parent fail first) to give up. A context manager
+    for the parent's end."""
+
+    def __init__(self) -> None:
+        self._read, self._write = os.pipe()
+
+    def open(self, go: bool) -> None:
+        os.write(self._write, b"1" if go else b"0")
+
+    def wait(self) -> bool:
+        """In the child: True once the parent says go."""
+        os.close(self._write)  # the child's copy: EOF, should the parent die
+        self._write = -1
+        with contextlib.suppress(OSError):
+            return os.read(self._read, 1) == b"1"
+        return False
+
+    def __enter__(self) -> Gate:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for fd in (self._read, self._write):
+            if fd >= 0:
+                os.close(fd)
+        self._read = self._write = -1
+
+
 class Background:
     """``func(*args)`` in a forked child whose result nobody needs (work that only helps, such
     as warming the page cache): ``stop()`` ends it if it is still running."""
