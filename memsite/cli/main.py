@@ -19,7 +19,7 @@ from typing import NoReturn
 
 import click
 
-from memsite import __version__
+from memsite.version import __version__
 from memsite.core.text import has_surrogate, json_safe, one_line, printable
 from memsite.errors import MemsiteError, SecretFoundError
 

@@ -20,7 +20,7 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from memsite import __version__
+from memsite.version import __version__
 from memsite.core.entry import Limits
 from memsite.core.text import one_line, printable
 from memsite.errors import EntryNotFoundError, MemsiteError, SecretFoundError

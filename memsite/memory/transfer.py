@@ -17,7 +17,7 @@ from memsite.core.entry import check_value, entry_from_object
 from memsite.core.secrets import ALLOW_KEY, is_allowed, refusal
 from memsite.core.text import normalize, split_names
 from memsite.errors import InvalidEntryFileError, InvalidInputError, MemsiteError, StorageError
-from memsite.storage.files import read_text, replace_if_changed, storage_errors, write_atomic
+from memsite.files import read_text, replace_if_changed, storage_errors, write_atomic
 
 if TYPE_CHECKING:
     from memsite.memory import Memory

@@ -18,9 +18,9 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from memsite import __version__
+from memsite.version import __version__
 from memsite.errors import InvalidInputError, MemsiteError, StorageError
-from memsite.storage.files import (
+from memsite.files import (
     remove_files,
     replace_if_changed,
     stale_temporaries,

@@ -52,7 +52,7 @@ from memsite.portal.render import Renderer
 from memsite.portal.searchdata import search_file_stream
 from memsite.portal.site import MARKER, Site
 from memsite.portal.standing import FactClaims, fact_claims, repo_blob_base
-from memsite.storage.parallel import Gate, Task, can_fork
+from memsite.parallel import Gate, Task, can_fork
 
 if TYPE_CHECKING:
     from memsite.memory import Memory

@@ -44,7 +44,7 @@ from memsite.portal.mkglue import add_ready_page, src_uri
 from memsite.portal.model import Portal
 from memsite.portal.render import PageOut, Renderer, nav_items, raw_files
 from memsite.portal.resources import site_config_dir
-from memsite.storage.files import write_atomic
+from memsite.files import write_atomic
 
 ASSETS = (
     "assets/memsite/portal.css",

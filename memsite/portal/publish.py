@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memsite import __version__
+from memsite.version import __version__
 from memsite.errors import GitError, MemsiteError
-from memsite.storage.files import write_atomic
+from memsite.files import write_atomic
 from memsite.storage.git import first_line, repo_top, run_git
 
 if TYPE_CHECKING:

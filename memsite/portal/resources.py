@@ -11,12 +11,11 @@ import importlib.util
 from functools import cache
 from pathlib import Path
 
-import memsite
 from memsite.errors import MemsiteError
 
 
 def _locate(top_level: str, package: str) -> Path:
-    root = Path(memsite.__file__).resolve().parent.parent
+    root = Path(__file__).resolve().parents[2]
     if (root / "pyproject.toml").is_file() and (root / top_level).is_dir():
         return root / top_level  # a source or editable checkout
     # Installed: a data package without __init__.py (a namespace package), so ask for its

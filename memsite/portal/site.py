@@ -18,7 +18,7 @@ from typing import Any
 from memsite.portal.frames import SHELL_ID, Frame
 from memsite.portal.model import Portal
 from memsite.portal.render import PageGroup, PageOut, Renderer, raw_files
-from memsite.storage.files import storage_errors, write_atomic
+from memsite.files import storage_errors, write_atomic
 
 MARKER = ".memsite-site"
 

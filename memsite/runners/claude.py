@@ -24,7 +24,7 @@ from typing import Any
 from memsite.errors import StorageError
 from memsite.runners.base import Runner, Wiring
 from memsite.runners.targets import HookTable, JsonHooks, JsonServer, MarkdownBlock
-from memsite.storage.files import write_atomic
+from memsite.files import write_atomic
 
 HOOK_CONTEXT_MAX = 9_000
 HOOK_OUTPUT_MAX = 10_000

@@ -19,7 +19,7 @@ from memsite.errors import StorageError
 from memsite.runners import registry
 from memsite.runners.base import Runner, Target, Wiring
 from memsite.runners.edits import dump_json
-from memsite.storage.files import read_text, storage_errors, write_atomic
+from memsite.files import read_text, storage_errors, write_atomic
 
 
 @dataclass

@@ -24,7 +24,7 @@ from typing import Any
 from memsite.errors import InvalidInputError
 from memsite.runners import edits
 from memsite.runners.base import Wiring
-from memsite.storage.blocks import add_block, find_block, remove_block
+from memsite.blocks import add_block, find_block, remove_block
 
 BEGIN = "<!-- memsite:begin -->"
 END = "<!-- memsite:end -->"

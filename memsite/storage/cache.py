@@ -10,9 +10,9 @@ import json
 import marshal
 from typing import Any
 
-from memsite import __version__
+from memsite.version import __version__
 from memsite.errors import StorageError
-from memsite.storage.files import replace_if_changed
+from memsite.files import replace_if_changed
 from memsite.storage.layout import Store
 
 STATE_FILE = "state.json"

@@ -9,7 +9,7 @@ from datetime import date, datetime
 from pathlib import Path
 
 from memsite.core.text import one_line
-from memsite.storage.files import storage_errors
+from memsite.files import storage_errors
 from memsite.storage.layout import Store
 
 DAILY_RE = re.compile(r"(\d{4}-\d{2}-\d{2})-([a-z0-9][a-z0-9._-]{0,63})\.md")

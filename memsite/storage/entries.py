@@ -29,7 +29,7 @@ from memsite.core.entry import (
 from memsite.core.records import Record, is_record, record_from_object
 from memsite.core.text import has_surrogate
 from memsite.errors import InvalidEntryFileError, StorageError
-from memsite.storage.files import link_new, read_bounded, unlink
+from memsite.files import link_new, read_bounded, unlink
 from memsite.storage.layout import Store
 
 try:

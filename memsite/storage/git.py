@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 from memsite.errors import GitError, StorageError
-from memsite.storage.blocks import add_block
-from memsite.storage.files import read_text, storage_errors, write_atomic
+from memsite.blocks import add_block
+from memsite.files import read_text, storage_errors, write_atomic
 
 HOOKS = ("post-merge", "post-checkout", "post-rewrite")
 BEGIN = "# >>> memsite >>>"

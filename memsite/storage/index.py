@@ -32,12 +32,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from memsite import __version__
+from memsite.version import __version__
 from memsite.core.entry import CONFIDENCE_RANK, Entry
 from memsite.core.records import Record
 from memsite.errors import StorageError
 from memsite.storage.entries import InvalidFile, entry_from_row
-from memsite.storage.files import TEMP_SUFFIX, is_temporary
+from memsite.files import TEMP_SUFFIX, is_temporary
 from memsite.storage.layout import Store
 from memsite.storage.prepare import (
     PARALLEL,
@@ -55,7 +55,7 @@ from memsite.storage.prepare import (
 if TYPE_CHECKING:
     from memsite.core.anchors import Anchor
     from memsite.core.budget import IndexItem
-    from memsite.storage.parallel import Task
+    from memsite.parallel import Task
 
 # The rules are imported where they are used: `context` with fresh views opens the index
 # only to learn that nothing changed, and pays for no more.
@@ -538,7 +538,7 @@ class Index:
             entries = [item for _, item in part.read if isinstance(item, Prepared)]
             notes += [item for _, item in part.read if isinstance(item, RecordRow)]
             if first and part.last:  # the other core decides the statuses meanwhile
-                from memsite.storage.parallel import Task
+                from memsite.parallel import Task
 
                 retired = self.retired_all() | {r.target for r in notes if r.kind == "retire"}
                 ranked = Task(statuses, [*found, *entries], retired, fork=None if big else False)

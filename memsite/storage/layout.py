@@ -14,7 +14,7 @@ from pathlib import Path
 from memsite.core.config import Config, default_config_text, parse_config_text
 from memsite.core.entry import MAX_ENTRY_BYTES
 from memsite.errors import ConfigError, StorageError, StoreNotFoundError
-from memsite.storage.files import read_text, storage_errors, write_atomic
+from memsite.files import read_text, storage_errors, write_atomic
 
 STORE_DIRNAME = ".memsite"
 LEANSPEC_DIRNAME = ".lean-spec"

@@ -118,7 +118,7 @@ def prepare_parts(folder: Path, limit: int, names: Sequence[str]) -> Iterator[Ba
     if len(names) < PARALLEL:
         yield prepare_many(folder, limit, names)
         return
-    from memsite.storage.parallel import Background, Task, can_fork  # multiprocessing: ~9 ms
+    from memsite.parallel import Background, Task, can_fork  # multiprocessing: ~9 ms
 
     if not can_fork():
         yield prepare_many(folder, limit, names)
@@ -318,7 +318,7 @@ def render(rows: Sequence[tuple[str, bytes]]) -> list[tuple[str, str, int]]:
     """(view bullet, index bullet, index cost) of each (file, data) row of the entries table;
     big batches split with a forked second process."""
     if len(rows) >= PARALLEL:
-        from memsite.storage.parallel import Task, can_fork
+        from memsite.parallel import Task, can_fork
 
         if can_fork():
             half = len(rows) // 2

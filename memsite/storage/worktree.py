@@ -16,7 +16,7 @@ from stat import S_ISREG
 
 from memsite.core.anchors import blob_id
 from memsite.errors import StorageError
-from memsite.storage.files import write_atomic
+from memsite.files import write_atomic
 
 _CACHE_FILE = "anchors.marshal"
 READ_MAX = 16 << 20  # a file larger than this is hashed but never searched for a span

@@ -11,7 +11,7 @@ import pytest
 
 from memsite.memory import Memory, upkeep
 from memsite.storage.layout import Store
-from memsite.storage.parallel import can_fork
+from memsite.parallel import can_fork
 from tests.conftest import Clock, make_entry, write_raw
 from tests.secrets_corpus import body
 

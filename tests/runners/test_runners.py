@@ -21,7 +21,7 @@ from memsite.runners.claude import (
     hook_response,
 )
 from memsite.runners.targets import BEGIN, END
-from memsite.storage.blocks import add_block, remove_block
+from memsite.blocks import add_block, remove_block
 from tests.conftest import Invoke, make_entry, write_raw
 
 USER_AGENTS = "# Agents\n\nUse tabs, not spaces.\n"

@@ -7,7 +7,7 @@ import os
 import pytest
 
 from memsite.errors import MemsiteError
-from memsite.storage.parallel import Task, can_fork
+from memsite.parallel import Task, can_fork
 
 forking = pytest.mark.skipif(not can_fork(), reason="needs fork and two CPUs")
 
