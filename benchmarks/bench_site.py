@@ -155,9 +155,10 @@ def disk_size(folder: Path) -> tuple[int, int]:
 def plain_project(store: Path, root: Path) -> Path:
     """A plain MkDocs project of the portal's pages (bodies as page sources)."""
     from memsite.memory import Memory
+    from memsite.portal.derive import build_portal, finding_views
     from memsite.portal.mkglue import nav_config
-    from memsite.portal.model import build_portal, finding_views
-    from memsite.portal.render import Renderer, nav_items
+    from memsite.portal.outputs import nav_items
+    from memsite.portal.render import Renderer
     from memsite.portal.resources import site_config_dir
 
     memory = Memory.open(str(store), {}, store.parent)
@@ -185,7 +186,7 @@ def plain_project(store: Path, root: Path) -> Path:
 def incremental(store: Path, work: Path, runs: int) -> dict[str, float]:
     """serve's path after one new entry: foreground rewrite, background follow-up."""
     from memsite.memory import Memory
-    from memsite.portal.model import PortalCache
+    from memsite.portal.cache import PortalCache
     from memsite.portal.serve import background, cold_build, update
 
     memory = Memory.open(str(store), {}, store.parent)

@@ -8,6 +8,7 @@ Where forking is unsafe or pointless (no ``fork``, one CPU, other threads runnin
 from __future__ import annotations
 
 import contextlib
+import gc
 import multiprocessing
 import os
 import pickle
@@ -31,6 +32,15 @@ def can_fork() -> bool:
         and (os.cpu_count() or 1) > 1
         and threading.active_count() == 1
     )
+
+
+def freeze_for_fork(fork: bool = True) -> bool:
+    """Before a fork: the objects made so far are left out of garbage collection, so that a
+    collection in either process does not write to (and so copy) the pages both share. The
+    caller unfreezes (``gc.unfreeze``) once its workers are done."""
+    if fork:
+        gc.freeze()
+    return fork
 
 
 def _child(func: Callable[..., Any], args: tuple[Any, ...], conn: Connection, out: Any) -> None:

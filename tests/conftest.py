@@ -16,7 +16,8 @@ from click.testing import CliRunner
 from hypothesis import settings
 
 from memsite.cli.main import main
-from memsite.core.entry import build_entry, format_created
+from memsite.core.entry import format_created
+from memsite.core.validate import build_entry
 from memsite.storage.layout import Store
 
 # The suite's generated examples are the same on every run (a landing must not depend on luck);

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from memsite.errors import StorageError
 from memsite import files
+from memsite.errors import StorageError
 from memsite.storage.entries import scan, write_entry
 from memsite.storage.layout import Store
 from tests.conftest import Invoke, make_entry

@@ -96,7 +96,7 @@ def test_context_with_fresh_views_loads_no_rules(store_root: Path) -> None:
 
 
 def test_the_index_and_compaction_agree_on_the_active_status() -> None:
-    from memsite.core.compaction import ACTIVE
+    from memsite.core.schema import ACTIVE
     from memsite.storage.index import ACTIVE as INDEX_ACTIVE
 
     assert INDEX_ACTIVE == ACTIVE

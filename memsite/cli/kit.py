@@ -7,9 +7,7 @@ printed raw would be obeyed by the terminal. JSON output escapes them instead.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import sys
 from collections.abc import Callable, Sequence
 from datetime import date
@@ -17,7 +15,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
-from memsite.core.text import CONFIDENCES, json_safe, printable, shorten
+from memsite.core.schema import CONFIDENCES
+from memsite.core.text import json_safe, printable, shorten
 from memsite.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -60,31 +59,11 @@ def get_memory(ctx: click.Context) -> Memory:
 
 
 def current_session(explicit: str | None = None) -> str:
-    """This process's session: given (a runner's hook payload, --session), else
-    $MEMSITE_SESSION, else one per terminal session: ``cli-`` and a hash of the host, its boot
-    and the process's session id (sids are small numbers that other machines reuse)."""
-    from memsite.core.text import as_name
+    """This process's session (``memory.session_name``): given, else $MEMSITE_SESSION, else
+    one per terminal session."""
+    from memsite.memory import session_name
 
-    for candidate in (explicit, os.environ.get("MEMSITE_SESSION")):
-        if candidate:
-            name = as_name(candidate)
-            if name is None:
-                raise InvalidInputError(
-                    f"session {candidate[:80]!r} has no letters or digits: give a name like "
-                    "feature-login"
-                )
-            return name
-    import socket
-    import zlib
-
-    boot = ""
-    with (
-        contextlib.suppress(OSError),
-        open("/proc/sys/kernel/random/boot_id", encoding="ascii") as handle,
-    ):
-        boot = handle.read().strip()
-    seed = f"{socket.gethostname()}:{boot}:{os.getsid(0)}".encode()
-    return f"cli-{zlib.crc32(seed):08x}"
+    return session_name(explicit)
 
 
 def text_argument(value: str, what: str) -> str:

@@ -19,9 +19,9 @@ from typing import NoReturn
 
 import click
 
-from memsite.version import __version__
 from memsite.core.text import has_surrogate, json_safe, one_line, printable
 from memsite.errors import MemsiteError, SecretFoundError
+from memsite.version import __version__
 
 # Each command, and the module of memsite.cli that holds it: a command's module (and what it
 # imports) is loaded only when that command runs, or when help lists them all.

@@ -29,7 +29,7 @@ def mcp(ctx: click.Context, transport: str, host: str, port: int) -> None:
     memory = get_memory(ctx)  # a missing store or bad config fails here, before serving
     from memsite.mcp.server import serve
 
-    serve(memory.store, "http" if transport == "http" else "stdio", host, port)
+    serve(memory, "http" if transport == "http" else "stdio", host, port)
 
 
 COMMANDS: list[click.Command] = [mcp]

@@ -56,27 +56,21 @@ def init(
     In a LeanSpec project (a .lean-spec/config.json here and no .memsite/) the store is
     .lean-spec/memory/, and its settings stay in LeanSpec's config.
     """
-    from memsite.storage.layout import Store, default_root
+    from memsite.memory import Memory
 
     explicit = ctx.find_root().params.get("store")
-    root = Path(explicit).resolve() if explicit else default_root(Path.cwd())
-    store, created = Store.init(root, force=force)
-    store.load_config()  # a malformed existing config is reported now, not later
-    hooks: list[str] = []
+    made = Memory.init(explicit, Path.cwd(), force=force, git_hook=git_hook)
+    store, created, hooks = made["store"], made["created"], made["hooks"]
     workflow: str | None = None
-    if git_hook:
-        from memsite.storage.git import install_hooks
-
-        hooks = install_hooks(store.root, store.project_root)
     if github_pages:
         from memsite.portal.publish import write_pages_workflow
 
-        workflow = write_pages_workflow(store)
+        workflow = write_pages_workflow(made["memory"])
     check: str | None = None
     if github_check:
         from memsite.portal.publish import write_check_workflow
 
-        check = write_check_workflow(store)
+        check = write_check_workflow(made["memory"])
     if as_json:
         emit_json(
             {

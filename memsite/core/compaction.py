@@ -20,34 +20,18 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING, Any
 
 from memsite.core.entry import Entry
+from memsite.core.schema import ACTIVE, DUPLICATE, OVERRIDDEN, RETIRED, STATUSES, SUPERSEDED
 
-ACTIVE = "active"
-SUPERSEDED = "superseded"
-DUPLICATE = "duplicate"
-OVERRIDDEN = "overridden"
-RETIRED = "retired"
-STATUSES = (ACTIVE, SUPERSEDED, DUPLICATE, OVERRIDDEN, RETIRED)
+if TYPE_CHECKING:
+    from memsite.core.review import Finding
+
 Edges = dict[str, list[str]]
-
-
-class Finding(NamedTuple):
-    """Something `memsite review` reports. ``ids`` and ``files`` name the entries involved."""
-
-    kind: str
-    ids: tuple[str, ...]
-    files: tuple[str, ...]
-    message: str
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "kind": self.kind,
-            "ids": list(self.ids),
-            "files": list(self.files),
-            "message": self.message,
-        }
+# What a review would report, found on the way: (a builder of core.review, its arguments).
+Reports = list[tuple[str, tuple[Any, ...]]]
 
 
 @dataclass
@@ -121,24 +105,15 @@ def category_order(configured: Iterable[str], present: Iterable[str]) -> list[st
     return names + sorted(set(present) - set(names))
 
 
-def _unique_ids(entries: Sequence[Entry]) -> tuple[list[Entry], list[Finding]]:
+def _unique_ids(entries: Sequence[Entry], reports: Reports) -> list[Entry]:
     """Keep one entry per id (the newest, then the greatest file name); report the others."""
     best: dict[str, Entry] = {}
     for entry in entries:
         other = best.get(entry.id)
         if other is None or (entry.order_key, entry.filename) > (other.order_key, other.filename):
             best[entry.id] = entry
-    findings = [
-        Finding(
-            "invalid_file",
-            (e.id,),
-            (e.filename,),
-            f"{e.filename} repeats the id of {best[e.id].filename}; it is ignored",
-        )
-        for e in entries
-        if best[e.id] is not e
-    ]
-    return list(best.values()), findings
+    reports += [("repeated_id", (e, best[e.id])) for e in entries if best[e.id] is not e]
+    return list(best.values())
 
 
 def _strongly_connected(nodes: Iterable[str], edges: dict[str, list[str]]) -> list[list[str]]:
@@ -185,22 +160,15 @@ def _strongly_connected(nodes: Iterable[str], edges: dict[str, list[str]]) -> li
     return found
 
 
-def _files(by_id: Mapping[str, Entry], ids: Iterable[str]) -> tuple[str, ...]:
-    return tuple(by_id[i].filename for i in ids)
-
-
-def _edges(ordered: Sequence[Entry], by_id: Mapping[str, Entry]) -> tuple[Edges, list[Finding]]:
+def _edges(ordered: Sequence[Entry], by_id: Mapping[str, Entry], reports: Reports) -> Edges:
     """Supersession edges (newer -> the older ids it names); self-links and dangling ids found."""
     edges: Edges = {}
-    findings: list[Finding] = []
     for entry in ordered:
         targets = []
         missing = []
         for target in entry.supersedes:
             if target == entry.id:
-                findings.append(
-                    Finding("cycle", (entry.id,), (entry.filename,), "entry supersedes itself")
-                )
+                reports.append(("self_supersession", (entry,)))
             elif target in by_id:
                 targets.append(target)
             else:
@@ -208,47 +176,29 @@ def _edges(ordered: Sequence[Entry], by_id: Mapping[str, Entry]) -> tuple[Edges,
         if targets:
             edges[entry.id] = targets
         if missing:
-            findings.append(
-                Finding(
-                    "dangling_supersedes",
-                    (entry.id, *missing),
-                    (entry.filename,),
-                    f"{entry.short_id} supersedes {', '.join(missing)}, not in this checkout "
-                    "(it may live on another branch)",
-                )
-            )
-    return edges, findings
+            reports.append(("dangling", (entry, missing)))
+    return edges
 
 
 def _superseded_by(
-    ordered: Sequence[Entry], by_id: Mapping[str, Entry], edges: Edges
-) -> tuple[dict[str, list[str]], list[Finding]]:
+    ordered: Sequence[Entry], by_id: Mapping[str, Entry], edges: Edges, reports: Reports
+) -> dict[str, list[str]]:
     """older -> the newer ids superseding it. In a cycle the newest member keeps its place:
     edges into it from inside the cycle do not count."""
     cycle_head: dict[str, str] = {}
-    findings = []
     # Only an entry that supersedes something can start a cycle.
     for component in _strongly_connected([e.id for e in ordered if e.id in edges], edges):
         members = order(by_id[i] for i in component)
         for member in members:
             cycle_head[member.id] = members[0].id
-        findings.append(
-            Finding(
-                "cycle",
-                tuple(m.id for m in members),
-                _files(by_id, (m.id for m in members)),
-                "supersession cycle: "
-                + " -> ".join(m.short_id for m in members)
-                + f"; the newest ({members[0].short_id}) is kept",
-            )
-        )
+        reports.append(("cycle", (members,)))
     superseded_by: dict[str, list[str]] = defaultdict(list)
     for newer in ordered:
         for older in edges.get(newer.id, []):
             if cycle_head.get(older) == older and cycle_head.get(newer.id) == older:
                 continue
             superseded_by[older].append(newer.id)
-    return dict(superseded_by), findings
+    return dict(superseded_by)
 
 
 def _losers(groups: Iterable[list[Entry]]) -> dict[str, str]:
@@ -256,88 +206,21 @@ def _losers(groups: Iterable[list[Entry]]) -> dict[str, str]:
     return {loser.id: group[0].id for group in groups for loser in group[1:]}
 
 
-def _shared(
-    groups: Mapping[tuple[str, str], list[Entry]],
-) -> list[tuple[tuple[str, str], list[Entry]]]:
-    return [(name, group) for name, group in groups.items() if len(group) > 1]
-
-
-def _group_findings(
-    dup_groups: Mapping[tuple[str, str], list[Entry]],
-    key_groups: Mapping[tuple[str, str], list[Entry]],
-    status: Mapping[str, str],
-    by_id: Mapping[str, Entry],
-) -> list[Finding]:
-    findings = []
-    # Sorted for a stable order, groups of one left out first (at 100k entries sorting them
-    # all by their texts cost ~0.7 s).
-    for (category, _), group in sorted(_shared(dup_groups)):
-        # Only where one of them still counts: the newest, if it is active, is the one kept
-        # (a pair both of which were superseded or retired needs nothing done).
-        if status[group[0].id] == ACTIVE:
-            ids = tuple(e.id for e in group)
-            findings.append(
-                Finding(
-                    "duplicate",
-                    ids,
-                    _files(by_id, ids),
-                    f"{len(group)} entries in {category} say the same; "
-                    f"the newest ({group[0].short_id}) is kept",
-                )
-            )
-    for (category, key), group in sorted(_shared(key_groups)):
-        losers = [e for e in group[1:] if status[e.id] == OVERRIDDEN]
-        if losers and status[group[0].id] == ACTIVE:
-            ids = (group[0].id, *(e.id for e in losers))
-            findings.append(
-                Finding(
-                    "contradiction",
-                    ids,
-                    _files(by_id, ids),
-                    f"{len(ids)} entries in {category} disagree on key {key!r}; the newest "
-                    f"({group[0].short_id}) wins: supersede the others to settle it",
-                )
-            )
-    return findings
-
-
-def _fork_findings(
-    ordered: Sequence[Entry],
-    superseded_by: Mapping[str, list[str]],
-    status: Mapping[str, str],
-    by_id: Mapping[str, Entry],
-) -> list[Finding]:
-    findings = []
-    for entry in ordered:
-        heirs = [i for i in superseded_by.get(entry.id, []) if status[i] == ACTIVE]
-        if len(heirs) > 1:
-            ids = (entry.id, *heirs)
-            shown = ", ".join(by_id[i].short_id for i in heirs)
-            findings.append(
-                Finding(
-                    "fork",
-                    ids,
-                    _files(by_id, ids),
-                    f"{len(heirs)} active entries ({shown}) each supersede {entry.short_id}: "
-                    "write one fact that supersedes them all (memsite add --supersedes A "
-                    "--supersedes B), or retire the wrong one",
-                )
-            )
-    return findings
-
-
 def compact(
-    entries: Sequence[Entry], categories: Iterable[str], retired: Collection[str] = ()
+    entries: Sequence[Entry],
+    categories: Iterable[str],
+    retired: Collection[str] = (),
+    *,
+    report: bool = True,
 ) -> Compaction:
     """Decide the status of every entry (``retired``: the ids retire records name). Same
-    entries (in any order) give the same result."""
-    unique, findings = _unique_ids(entries)
-    ordered = order(unique)
+    entries (in any order) give the same result. ``report``: also say what a review finds
+    (``core.review``'s builders); the read model, which needs statuses only, leaves it out."""
+    reports: Reports = []
+    ordered = order(_unique_ids(entries, reports))
     by_id = {e.id: e for e in ordered}
-    edges, found = _edges(ordered, by_id)
-    findings += found
-    superseded_by, found = _superseded_by(ordered, by_id, edges)
-    findings += found
+    edges = _edges(ordered, by_id, reports)
+    superseded_by = _superseded_by(ordered, by_id, edges, reports)
     dup_groups: dict[tuple[str, str], list[Entry]] = defaultdict(list)
     key_groups: dict[tuple[str, str], list[Entry]] = defaultdict(list)
     for entry in ordered:
@@ -361,8 +244,13 @@ def compact(
             status[entry.id] = RETIRED
         else:
             status[entry.id] = ACTIVE
-    findings += _group_findings(dup_groups, key_groups, status, by_id)
-    findings += _fork_findings(ordered, superseded_by, status, by_id)
+    findings: list[Finding] = []
+    if report:
+        from memsite.core import review
+
+        findings = [getattr(review, name)(*args) for name, args in reports]
+        findings += review.group_findings(dup_groups, key_groups, status, by_id)
+        findings += review.fork_findings(ordered, superseded_by, status, by_id)
     return Compaction(
         entries=ordered,
         by_id=by_id,
@@ -372,4 +260,67 @@ def compact(
         findings=findings,
         categories=category_order(categories, (e.category for e in ordered)),
         edges=edges,
+    )
+
+
+def counts(result: Compaction) -> dict[str, Any]:
+    """Entries by status, in all and per category."""
+    tally: dict[tuple[str, str], int] = {}
+    for entry in result.entries:
+        pair = (entry.category, result.status[entry.id])
+        tally[pair] = tally.get(pair, 0) + 1
+    return counts_of(tally, result.categories)
+
+
+def counts_of(tally: Mapping[tuple[str, str], int], categories: Iterable[str]) -> dict[str, Any]:
+    """The shape of ``counts`` from (category, status) → number of entries."""
+    by_status = dict.fromkeys(STATUSES, 0)
+    by_category = {c: dict.fromkeys(STATUSES, 0) for c in categories}
+    for (category, status), number in tally.items():
+        by_status[status] += number
+        by_category.setdefault(category, dict.fromkeys(STATUSES, 0))[status] += number
+    return {"entries": sum(by_status.values()), **by_status, "categories": by_category}
+
+
+def prunable(result: Compaction, before: date, categories: Mapping[str, float]) -> set[str]:
+    """Inactive entries created before ``before`` whose removal revives nothing."""
+    cutoff = datetime(before.year, before.month, before.day, tzinfo=UTC)
+    # A retired fact is kept: its page tells why it was withdrawn.
+    retired = {e.id for e in result.entries if result.status[e.id] == RETIRED}
+    doomed = {
+        e.id
+        for e in result.entries
+        if result.status[e.id] not in (ACTIVE, RETIRED) and e.created < cutoff
+    }
+    # An entry goes only together with everything it transitively supersedes.
+    changed = True
+    while changed:
+        changed = False
+        for entry_id in sorted(doomed):
+            if any(r.id not in doomed for r in result.replaced(entry_id)):
+                doomed.discard(entry_id)
+                changed = True
+    # Duplicate and key groups can also hand the win back to an older entry: check by
+    # compacting what would remain, and keep whatever a revival depends on.
+    active_now = {e.id for e in result.active()}
+    while doomed:
+        kept = [e for e in result.entries if e.id not in doomed]
+        after = compact(kept, categories, retired, report=False)
+        revived = [e for e in after.active() if e.id not in active_now]
+        if not revived:
+            break
+        size = len(doomed)
+        for entry in revived:
+            doomed -= {other.id for other in result.entries if _revives(result, other, entry)}
+        if len(doomed) == size:  # nothing to blame: prune nothing rather than revive
+            return set()
+    return doomed
+
+
+def _revives(result: Compaction, other: Entry, entry: Entry) -> bool:
+    """Does removing ``other`` hand ``entry`` back its place (same content, key or chain)?"""
+    return (
+        (other.category, other.normalized) == (entry.category, entry.normalized)
+        or bool(entry.key and (other.category, other.key) == (entry.category, entry.key))
+        or entry.id in {r.id for r in result.replaced(other.id)}
     )

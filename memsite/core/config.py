@@ -11,8 +11,9 @@ import math
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from memsite.core.entry import Limits, check_value
+from memsite.core.entry import check_value
 from memsite.core.text import NAME_RULE, is_name
+from memsite.core.validate import Limits
 from memsite.errors import ConfigError, InvalidEntryFileError
 
 DEFAULT_CATEGORIES: dict[str, float] = {

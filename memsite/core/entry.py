@@ -13,17 +13,17 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, NamedTuple
+from typing import Any
 
 from memsite.core.anchors import Anchor, read_anchors
-from memsite.core.text import CONFIDENCES, NAME_RULE, has_surrogate, is_name, normalize
-from memsite.errors import InvalidEntryFileError, InvalidInputError
+from memsite.core.ids import is_uuid
+from memsite.core.schema import CHECKED_VALUES, CONFIDENCE_RANK, CONFIDENCES, SCHEMA_KEYS
+from memsite.core.text import NAME_RULE, has_surrogate, is_name, normalize, strings_of
+from memsite.errors import InvalidEntryFileError
 
-UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
-CONFIDENCE_RANK = {"low": 0, "medium": 1, "high": 2}
 MAX_FUTURE = timedelta(minutes=5)
 MAX_ENTRY_BYTES = 1 << 20  # an entry holds at most a few KB; anything this large is not one
 MAX_DEPTH = 32  # nesting of unknown keys
@@ -87,54 +87,20 @@ class Entry:
         return (self.created, CONFIDENCE_RANK[self.confidence], self.id)
 
 
-# Keys of the schema, and fields whose values reading has already checked against a strict
-# pattern (a UUID, an RFC 3339 time, a name, a confidence): none of them can hold a secret.
-_SCHEMA_KEYS = frozenset(
-    "id category content created confidence tags supersedes agent key reason anchors".split()
-)
-_CHECKED_VALUES = frozenset(("id", "category", "created", "confidence"))
-
-
 def _any_suspect(raw: Mapping[str, Any], suspect: Callable[[str], bool]) -> bool:
     """Does ``suspect`` hold for any string of ``raw`` that reading has not already checked
-    (see ``_CHECKED_VALUES``): unknown keys, and every string inside the values? Plain
+    (see ``CHECKED_VALUES``): unknown keys, and every string inside the values? Plain
     string values, most entries' only kind, are tested without a generator (the first
     build asks this of every entry)."""
     for key, value in raw.items():
-        if key not in _SCHEMA_KEYS and suspect(str(key)):
+        if key not in SCHEMA_KEYS and suspect(str(key)):
             return True
         if isinstance(value, str):
-            if key not in _CHECKED_VALUES and suspect(value):
+            if key not in CHECKED_VALUES and suspect(value):
                 return True
         elif value is not None and any(map(suspect, strings_of(value))):
             return True
     return False
-
-
-def strings_of(value: Any) -> Iterator[str]:
-    """Every string in a JSON value, object keys included, depth first."""
-    stack = [value]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, str):
-            yield item
-        elif isinstance(item, dict):
-            for key, child in item.items():
-                yield str(key)
-                stack.append(child)
-        elif isinstance(item, list | tuple):
-            stack.extend(item)
-
-
-def map_strings(value: Any, change: Callable[[str], str]) -> Any:
-    """A JSON value with ``change`` applied to every string in it, object keys included."""
-    if isinstance(value, str):
-        return change(value)
-    if isinstance(value, list):
-        return [map_strings(v, change) for v in value]
-    if isinstance(value, dict):
-        return {change(str(k)): map_strings(v, change) for k, v in value.items()}
-    return value
 
 
 def format_created(moment: datetime) -> str:
@@ -171,10 +137,6 @@ def parse_created(value: str) -> datetime:
 
 def filename_for(created: datetime, entry_id: str) -> str:
     return created.astimezone(UTC).strftime("%Y-%m-%dT%H-%M-%S") + f"Z-{entry_id[:8]}.json"
-
-
-def is_uuid(value: str) -> bool:
-    return UUID_RE.fullmatch(value) is not None
 
 
 # --- reading (lenient, safe) ---------------------------------------------------------------------
@@ -336,121 +298,3 @@ def entry_from_object(obj: Mapping[str, Any], filename: str = "") -> Entry:
 
 
 # --- writing (strict) ----------------------------------------------------------------------------
-
-
-class Limits(NamedTuple):
-    content_max: int = 4000
-    tags_max: int = 20
-    agent_max: int = 64
-
-
-_LIMITS = Limits()
-
-
-def check_name(kind: str, value: str) -> str:
-    if not is_name(value):
-        raise InvalidInputError(f"invalid {kind} {value[:80]!r}: use {NAME_RULE}")
-    return value
-
-
-def check_text(kind: str, value: str, limit: int) -> str:
-    """A free-text value of a new entry: not empty, at most ``limit`` characters, no NUL."""
-    if not value.strip():
-        raise InvalidInputError(f"{kind} is empty: give the text")
-    if len(value) > limit:
-        raise InvalidInputError(f"{kind} is {len(value)} characters, over the limit of {limit}")
-    if "\x00" in value:
-        raise InvalidInputError(f"{kind} holds a NUL character: remove it")
-    if has_surrogate(value):
-        raise InvalidInputError(f"{kind} is not valid UTF-8 text: fix its encoding")
-    return value
-
-
-def _check_content(content: str, limits: Limits) -> None:
-    if not content.strip():
-        raise InvalidInputError("content is empty: give the fact to remember")
-    if len(content) > limits.content_max:
-        raise InvalidInputError(
-            f"content is {len(content)} characters, over the limit of {limits.content_max}: "
-            "split it into several facts (memory.limits.contentMax in config.json)"
-        )
-    check_text("content", content, limits.content_max)
-
-
-def _check_agent(agent: str | None, limits: Limits) -> str | None:
-    agent = agent.strip() if agent is not None else None
-    if not agent:
-        return None
-    if len(agent) > limits.agent_max or not agent.isprintable() or has_surrogate(agent):
-        raise InvalidInputError(
-            f"invalid agent name: use at most {limits.agent_max} printable characters"
-        )
-    return agent
-
-
-def build_entry(
-    *,
-    content: str,
-    category: str,
-    categories: Iterable[str],
-    created: datetime,
-    entry_id: str | None = None,
-    tags: Iterable[str] = (),
-    supersedes: Iterable[str] = (),
-    confidence: str | None = None,
-    agent: str | None = None,
-    key: str | None = None,
-    reason: str | None = None,
-    anchors: Sequence[Anchor] = (),
-    limits: Limits = _LIMITS,
-) -> dict[str, Any]:
-    """Validate a new entry strictly and return its on-disk object (key order fixed)."""
-    allowed = list(categories)
-    if category not in allowed:
-        raise InvalidInputError(
-            f"unknown category {category[:80]!r}: use one of {', '.join(allowed)} "
-            "(or add it to memory.categories in config.json)"
-        )
-    _check_content(content, limits)
-    tag_list = [check_name("tag", t.lower()) for t in tags]
-    if len(tag_list) > limits.tags_max:
-        raise InvalidInputError(
-            f"{len(tag_list)} tags, over the limit of {limits.tags_max}: keep the most useful ones"
-        )
-    confidence = confidence or "medium"
-    if confidence not in CONFIDENCES:
-        raise InvalidInputError(f"invalid confidence {confidence[:20]!r}: use high, medium or low")
-    if key is not None:
-        check_name("key", key)
-    sup = list(dict.fromkeys(s.lower() for s in supersedes))
-    for value in sup:
-        if not is_uuid(value):
-            raise InvalidInputError(f"invalid supersedes id {value[:80]!r}: give a full entry id")
-    reason = reason.strip() if reason is not None and reason.strip() else None
-    if reason is not None:
-        check_text("reason", reason, REASON_MAX)
-    if entry_id is None:
-        import uuid
-
-        entry_id = str(uuid.uuid4())
-    obj: dict[str, Any] = {
-        "id": entry_id,
-        "category": category,
-        "content": content,
-        "created": format_created(created),
-        "agent": _check_agent(agent, limits),
-        "tags": tag_list,
-        "supersedes": (sup[0] if len(sup) == 1 else sup) if sup else None,
-        "confidence": confidence,
-    }
-    if key is not None:
-        obj["key"] = key
-    if reason is not None:
-        obj["reason"] = reason
-    if anchors:
-        obj["anchors"] = [a.as_dict() for a in anchors]
-    return obj
-
-
-def serialize(obj: Mapping[str, Any]) -> bytes:
-    return (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode("utf-8")

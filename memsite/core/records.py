@@ -19,7 +19,8 @@ from datetime import datetime
 from typing import Any
 
 from memsite.core.anchors import Anchor, read_anchors
-from memsite.core.entry import AGENT_READ_MAX, format_created, is_uuid, parse_created
+from memsite.core.entry import AGENT_READ_MAX, format_created, parse_created
+from memsite.core.ids import is_uuid
 from memsite.errors import InvalidEntryFileError
 
 VERIFY = "verify"

@@ -421,7 +421,7 @@ def is_allowed(obj: Mapping[str, Any]) -> bool:
 
 def redact_object(obj: Mapping[str, Any], *, full: bool = False) -> dict[str, Any]:
     """A copy of an entry object with suspected secrets redacted in every string it holds."""
-    from memsite.core.entry import map_strings
+    from memsite.core.text import map_strings
 
     if is_allowed(obj):
         return dict(obj)
@@ -487,6 +487,17 @@ def refusal(fields: Mapping[str, str | None], tags: Iterable[str]) -> str | None
         if hits:
             return f"{describe('a tag', tag, hits)}: remove it"
     return None
+
+
+def refuse_secrets(fields: Mapping[str, str | None], tags: Iterable[str], allow: bool) -> bool:
+    """Raise SecretFoundError for a suspected secret unless ``allow`` (a person's reviewed
+    false positive); True if one was allowed."""
+    from memsite.errors import SecretFoundError
+
+    reason = refusal(fields, tags)
+    if reason is not None and not allow:
+        raise SecretFoundError(reason)
+    return reason is not None
 
 
 def describe(field: str, text: str, hits: list[SecretHit]) -> str:

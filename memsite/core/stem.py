@@ -1,4 +1,5 @@
-"""Search analysis shared by the CLI's index and the portal: word tokens, then Porter stems. Pure.
+"""The one search analysis, for the CLI's index (FTS5) and the portal's search: word tokens,
+then Porter stems (:func:`entry_terms`). Pure.
 
 The stemmer is Martin Porter's 1980 algorithm in the form lunr.js uses (his own revision, with
 ``bli → ble`` and ``logi → log`` in step 2, and the regular-expression reading of consonants),
@@ -10,7 +11,9 @@ imported: importing lunr costs ~16 ms that `memsite search` cannot spend.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from functools import lru_cache
+from typing import NamedTuple
 
 from memsite.core.text import normalize, word_tokens
 
@@ -129,3 +132,28 @@ def name_terms(name: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """A tag's or key's search terms and its raw words (names repeat a lot: cached). The CLI's
     index and the portal's both analyse names here."""
     return tuple(terms(name)), tuple(word_tokens(normalize(name)))
+
+
+MIN_WORD = 3  # the shortest word kept for spelling suggestions (typo matching)
+
+
+class Terms(NamedTuple):
+    """A fact's search analysis (:func:`entry_terms`)."""
+
+    body: list[str]  # each content token stemmed, in order
+    meta: list[str]  # the terms of its tags and key, each once, in order
+    words: set[str]  # its raw words (content and names): spelling keeps the long ones
+    distinct: int  # how many distinct tokens its content has (the near-duplicate size)
+
+
+def entry_terms(normalized: str, names: Iterable[str]) -> Terms:
+    """The search analysis of a fact's normalized content and its tag and key ``names``."""
+    tokens = word_tokens(normalized)
+    meta: dict[str, None] = {}
+    words = set(tokens)
+    distinct = len(words)
+    for name in names:
+        terms, name_words = name_terms(name)
+        meta.update(dict.fromkeys(terms))
+        words.update(name_words)
+    return Terms(list(map(stem, tokens)), list(meta), words, distinct)

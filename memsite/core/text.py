@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from functools import cache
+from typing import Any
 
 NAME_RE = re.compile(r"[a-z0-9][a-z0-9._-]{0,63}")
-CONFIDENCES = ("high", "medium", "low")
 NAME_RULE = "1-64 characters of a-z, 0-9, '.', '_' or '-', starting with a letter or digit"
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
 # C0 and C1 controls and DEL, plus the bidirectional overrides that reorder what a reader sees.
@@ -102,3 +102,29 @@ def has_surrogate(text: str) -> bool:
     except UnicodeEncodeError:
         return True
     return False
+
+
+def strings_of(value: Any) -> Iterator[str]:
+    """Every string in a JSON value, object keys included, depth first."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            yield item
+        elif isinstance(item, dict):
+            for key, child in item.items():
+                yield str(key)
+                stack.append(child)
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+
+
+def map_strings(value: Any, change: Callable[[str], str]) -> Any:
+    """A JSON value with ``change`` applied to every string in it, object keys included."""
+    if isinstance(value, str):
+        return change(value)
+    if isinstance(value, list):
+        return [map_strings(v, change) for v in value]
+    if isinstance(value, dict):
+        return {change(str(k)): map_strings(v, change) for k, v in value.items()}
+    return value

@@ -31,13 +31,11 @@ def guide(categories: list[str], index_path: str) -> str:
 def build_instructions(memory: Memory) -> str:
     """Guide plus the index within what is left of INSTRUCTIONS_MAX characters: the top facts
     of every category by weight, as index.md holds them within its token budget."""
-    from memsite.memory.upkeep import index_within
-
     index_path = memory.store.relative(memory.store.index_path)
     head = guide(list(memory.config.categories), index_path)
     intro = "\n\nIndex (the top facts of each category; more: memsite://index, memory_search):\n"
     try:
-        body = index_within(memory, INSTRUCTIONS_MAX - len(head) - len(intro), _shown)
+        body = memory.index_within(INSTRUCTIONS_MAX - len(head) - len(intro), _shown)
     except MemsiteError as exc:
         body = f"(index.md unavailable: {exc})"[: INSTRUCTIONS_MAX - len(head) - len(intro)]
     return f"{head}{intro}{body}" if body else head

@@ -20,9 +20,8 @@ from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
 from mcp_types import ToolAnnotations
 from pydantic import Field
 
-from memsite.version import __version__
-from memsite.core.entry import Limits
 from memsite.core.text import one_line, printable
+from memsite.core.validate import Limits
 from memsite.errors import EntryNotFoundError, MemsiteError, SecretFoundError
 from memsite.mcp.instructions import build_instructions
 from memsite.mcp.shapes import (
@@ -39,8 +38,8 @@ from memsite.mcp.shapes import (
     VerifyResult,
     WriteResult,
 )
-from memsite.memory import Memory
-from memsite.storage.layout import Store
+from memsite.memory import Memory, session_name
+from memsite.version import __version__
 
 LIST_LIMIT = 50
 WRITE_DOC = (
@@ -82,15 +81,13 @@ class _Session:
     """The opened store; a fresh `Memory` per call so other writers' entries are seen. The
     session's name is $MEMSITE_SESSION, else one drawn for this connection."""
 
-    def __init__(self, store: Store) -> None:
-        from memsite.core.text import as_name
-
-        self.store = store
-        given = as_name(os.environ.get("MEMSITE_SESSION") or "")
-        self.name = given or f"mcp-{os.urandom(4).hex()}"
+    def __init__(self, memory: Memory) -> None:
+        # Anchor paths are relative to the project root over MCP (the tool says so).
+        self.first = memory.reopen(cwd=memory.store.project_root)
+        self.name = session_name(connection=True)
 
     def memory(self) -> Memory:
-        return Memory(self.store, self.store.load_config())
+        return self.first.reopen()
 
 
 def client_name(ctx: Context | None, limits: Limits) -> str | None:
@@ -352,9 +349,9 @@ def _resources(server: MCPServer[Any], session: _Session) -> None:
         return json.dumps(row, indent=2, ensure_ascii=False) + "\n"
 
 
-def build_server(store: Store) -> MCPServer[Any]:
+def build_server(memory: Memory) -> MCPServer[Any]:
     """An `MCPServer` serving the store: its tools, the index and one resource per entry."""
-    session = _Session(store)
+    session = _Session(memory)
     first = session.memory()
     server: MCPServer[Any] = MCPServer(
         "memsite",
@@ -370,10 +367,10 @@ def build_server(store: Store) -> MCPServer[Any]:
 
 
 def serve(
-    store: Store, transport: Transport = "stdio", host: str = "127.0.0.1", port: int = 8000
+    memory: Memory, transport: Transport = "stdio", host: str = "127.0.0.1", port: int = 8000
 ) -> None:
     """Run the server until the client disconnects (stdio) or the process is stopped (http)."""
-    server = build_server(store)
+    server = build_server(memory)
     if transport == "stdio":
         server.run("stdio")
     else:

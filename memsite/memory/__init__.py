@@ -1,10 +1,10 @@
-"""Memory: one opened store and every memsite operation, shared by the CLI and the MCP server.
+"""Memory: one opened store and every memsite operation; the one door to the memory.
 
-A thin facade: each method hands plain values to ``writes``, ``reads`` or ``upkeep`` (imported
-when first needed, so that each command loads only its own rules) and returns JSON-ready
-values; problems are raised as ``MemsiteError`` subclasses whose messages say what to do. The
-clock is injected, and so are the environment and the working directory (through
-:meth:`Memory.open`).
+The CLI, the MCP server, the runners and the portal import this module and nothing under it
+(an architecture test holds them to it). Each method hands plain values to the module that
+does the work (imported when first needed, so that each command loads only its own rules) and
+returns JSON-ready values; problems are ``MemsiteError`` subclasses whose messages say what to
+do. The clock, the environment and the working directory are injected (:meth:`Memory.open`).
 """
 
 from __future__ import annotations
@@ -16,19 +16,37 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memsite.core.config import Config
-from memsite.memory.state import ReadModel, State
+from memsite.memory.state import Known, ReadModel, State
 from memsite.storage.layout import Store
 
 if TYPE_CHECKING:
-    from memsite.core.compaction import Finding
     from memsite.core.entry import Entry
+    from memsite.core.review import Finding
+    from memsite.memory.portal_input import FileLinks, PortalInput
+    from memsite.memory.review import Later
+    from memsite.storage.git import Repository
     from memsite.storage.index import Index
 
-__all__ = ["Memory", "State", "clock"]
+__all__ = ["Memory", "State", "Store", "clock", "repository", "session_name"]
 
 
 def clock() -> datetime:
     return datetime.now(UTC)
+
+
+def session_name(given: str | None = None, *, connection: bool = False) -> str:
+    """The current session's name (see ``sessions.current_session``): ``given``, else
+    $MEMSITE_SESSION, else one per MCP connection (``connection``) or terminal session."""
+    from memsite.memory.sessions import current_session
+
+    return current_session(given, connection=connection)
+
+
+def repository(path: Path) -> Repository:
+    """The git work tree holding ``path`` (GitError outside one), for publishing."""
+    from memsite.storage.git import Repository
+
+    return Repository(path)
 
 
 class Memory:
@@ -38,14 +56,15 @@ class Memory:
         self,
         store: Store,
         config: Config,
-        now: Callable[[], datetime] = clock,
+        now: Callable[[], datetime] | None = None,
         cwd: Path | None = None,
+        known: Known | None = None,
     ) -> None:
         self.store = store
         self.config = config
-        self.now = now
+        self.now = now or clock
         self.cwd = cwd or store.project_root  # where relative anchor paths start
-        self.model = ReadModel(store, config)
+        self.model = ReadModel(store, config, known)
 
     @classmethod
     def open(
@@ -53,24 +72,35 @@ class Memory:
         explicit: str | None = None,
         env: Mapping[str, str] | None = None,
         cwd: Path | None = None,
-        now: Callable[[], datetime] = clock,
+        now: Callable[[], datetime] | None = None,
     ) -> Memory:
+        """The store at ``explicit``, else $MEMSITE_STORE, else the nearest one upwards."""
         cwd = cwd or Path.cwd()
         store = Store.locate(explicit, os.environ if env is None else env, cwd)
         return cls(store, store.load_config(), now, cwd)
 
-    # --- what this operation has read -------------------------------------------------------
+    @classmethod
+    def init(
+        cls, explicit: str | None, cwd: Path, *, force: bool = False, git_hook: bool = False
+    ) -> dict[str, Any]:
+        """Create a store (idempotent): ``memory``, what was ``created`` and the ``hooks``."""
+        from memsite.memory.setup import init_store
+
+        made = init_store(explicit, cwd, force=force, git_hook=git_hook)
+        return {**made, "memory": cls(made["store"], made["store"].load_config(), None, cwd)}
+
+    def reopen(self, *, remember: bool = False, cwd: Path | None = None) -> Memory:
+        """The store opened again (``remember``: unchanged entries keep their objects)."""
+        known = (self.model.known if self.model.known is not None else {}) if remember else None
+        return Memory(self.store, self.store.load_config(), self.now, cwd or self.cwd, known)
 
     def state(self) -> State:
         """Every entry read and compacted."""
         return self.model.state()
 
     def index(self) -> Index:
-        """The indexed read model, up to date with entries/ (see ``storage.index``)."""
+        """The indexed read model, up to date with entries/ (see ``storage.readmodel``)."""
         return self.model.synced()
-
-    def fingerprint(self) -> str:
-        return self.model.fingerprint()
 
     def invalidate(self) -> None:
         """Forget what was read (after a write, or to see other writers' entries)."""
@@ -78,15 +108,15 @@ class Memory:
 
     def resolve(self, ref: str) -> Entry:
         """An entry by full id or unique prefix of at least 4 hex characters."""
-        from memsite.errors import EntryNotFoundError
+        from memsite.memory import reads
 
-        index = self.index()
-        entry = index.by_id(index.match_id(ref))
-        if entry is None:  # removed meanwhile
-            raise EntryNotFoundError(f"no entry with id {ref!r}: it was removed meanwhile")
-        return entry
+        return reads.resolve(self, ref)
 
-    # --- writing ----------------------------------------------------------------------------
+    def project_top(self) -> Path:
+        """The top of the project's git work tree (the project folder outside git)."""
+        from memsite.storage.git import project_top
+
+        return project_top(self.store.project_root)
 
     def add(
         self,
@@ -102,23 +132,12 @@ class Memory:
         allow_secret: bool = False,
         anchors: Iterable[str] = (),
     ) -> dict[str, Any]:
-        """Write one entry unless an active entry of the category says the same already;
-        ``anchors`` (``PATH[:START-END]``) tie it to files of the project as they are now."""
+        """Write one fact, unless an active one of the category says the same already."""
         from memsite.memory import writes
 
-        return writes.add(
-            self,
-            content,
-            category,
-            tags=tags,
-            supersedes=supersedes,
-            reason=reason,
-            confidence=confidence,
-            agent=agent,
-            key=key,
-            allow_secret=allow_secret,
-            anchors=anchors,
-        )
+        fields: dict[str, Any] = {"reason": reason, "confidence": confidence, "key": key}
+        fields.update(agent=agent, allow_secret=allow_secret, anchors=anchors)
+        return writes.add(self, content, category, tags=tags, supersedes=supersedes, **fields)
 
     def amend(
         self,
@@ -129,21 +148,38 @@ class Memory:
         allow_secret: bool = False,
         anchors: Iterable[str] | None = None,
     ) -> dict[str, Any]:
-        """Supersede an entry with new content, keeping its category, key, tags, confidence
-        (and its anchors, re-pinned to the files as they are now, unless ``anchors`` given)."""
+        """Supersede an entry with new content, keeping its category, key, tags and anchors."""
         from memsite.memory import writes
 
         return writes.amend(
             self, ref, content, agent=agent, allow_secret=allow_secret, anchors=anchors
         )
 
-    # --- claims: anchors, verification, retirement, links ------------------------------------
+    def delete(self, ref: str) -> dict[str, Any]:
+        """Remove an entry file; report the entries that come back because of it."""
+        from memsite.memory import writes
+
+        return writes.delete(self, ref)
+
+    def log(
+        self, text: str, session: str | None = None, allow_secret: bool = False, kind: str = "note"
+    ) -> dict[str, Any]:
+        """Append a timestamped line to today's daily log of the session."""
+        from memsite.memory import writes
+
+        return writes.log(self, text, session, allow_secret, kind)
+
+    def prune(self, before: date | None = None, dry_run: bool = False) -> dict[str, Any]:
+        """Delete expired daily logs; with ``before``, inactive entries created before it."""
+        from memsite.memory import writes
+
+        return writes.prune(self, before, dry_run)
 
     def reconcile(self) -> dict[str, Any]:
         """Each anchor of each active fact against today's files (writes nothing)."""
-        from memsite.memory import claims
+        from memsite.memory import anchors
 
-        return claims.reconcile(self)
+        return anchors.reconcile(self)
 
     def verify(
         self,
@@ -154,15 +190,15 @@ class Memory:
         agent: str | None = None,
     ) -> dict[str, Any]:
         """Record that a fact still holds (refused for drifted anchors unless ``repin``)."""
-        from memsite.memory import claims
+        from memsite.memory import records
 
-        return claims.verify(self, ref, evidence, repin, agent)
+        return records.verify(self, ref, evidence, repin, agent)
 
     def retire(self, ref: str, reason: str, *, agent: str | None = None) -> dict[str, Any]:
         """Withdraw a fact without a successor: status ``retired``, its page kept."""
-        from memsite.memory import claims
+        from memsite.memory import records
 
-        return claims.retire(self, ref, reason, agent)
+        return records.retire(self, ref, reason, agent)
 
     def relate(
         self,
@@ -174,47 +210,15 @@ class Memory:
         agent: str | None = None,
     ) -> dict[str, Any]:
         """A typed link from one fact to another."""
-        from memsite.memory import claims
+        from memsite.memory import records
 
-        return claims.relate(self, source, target, link, reason, agent)
+        return records.relate(self, source, target, link, reason, agent)
 
     def check(self, base: str) -> dict[str, Any]:
         """Problems in the entry files added since the merge base of ``base`` and HEAD."""
         from memsite.memory import check
 
         return check.check(self, base)
-
-    def delete(self, ref: str) -> dict[str, Any]:
-        """Remove an entry file; report the entries that come back because of it."""
-        from memsite.memory import writes
-
-        return writes.delete(self, ref)
-
-    def log(
-        self,
-        text: str,
-        session: str | None = None,
-        allow_secret: bool = False,
-        kind: str = "note",
-    ) -> dict[str, Any]:
-        """Append a timestamped line to today's daily log of the session."""
-        from memsite.memory import writes
-
-        return writes.log(self, text, session, allow_secret, kind)
-
-    def sessions(self) -> list[dict[str, Any]]:
-        """Sessions with daily logs, most recently active first."""
-        from memsite.memory import sessions
-
-        return sessions.list_sessions(self)
-
-    def session(self, session: str) -> dict[str, Any]:
-        """One session's daily logs."""
-        from memsite.memory import sessions
-
-        return sessions.show_session(self, session)
-
-    # --- reading ----------------------------------------------------------------------------
 
     def read(self, ref: str) -> dict[str, Any]:
         """One entry with ``status``, ``superseded_by`` and its whole ``chain``."""
@@ -243,27 +247,59 @@ class Memory:
         daily: bool = False,
         expand: bool = False,
     ) -> list[dict[str, Any]]:
-        """Ranked search over content, tags and keys (and daily logs with ``daily``); with
-        ``expand``, the facts linked to the hits follow, each with ``via``."""
+        """Ranked search over content, tags and keys (``daily``: logs; ``expand``: links)."""
         from memsite.memory import reads
 
         return reads.search(self, query, category, limit, include_all, daily, expand)
 
-    def context(self, budget: int | None = None, session: str | None = None) -> str:
-        """index.md within the budget (compacting first when the views are stale), then the
-        last session's open work (not ``session``'s, the current one) when configured."""
-        from memsite.memory import upkeep
+    def sessions(self) -> list[dict[str, Any]]:
+        """Sessions with daily logs, most recently active first."""
+        from memsite.memory import sessions
 
-        return upkeep.context(self, budget, session)[0]
+        return sessions.list_sessions(self)
+
+    def session(self, session: str) -> dict[str, Any]:
+        """One session's daily logs."""
+        from memsite.memory import sessions
+
+        return sessions.show_session(self, session)
+
+    def compact(self, full: bool = False) -> dict[str, Any]:
+        """Bring compacted/ and index.md up to date (``full``: re-read every file first)."""
+        from memsite.memory import views
+
+        return views.compact(self, full)
+
+    def context(self, budget: int | None = None, session: str | None = None) -> str:
+        """What an agent gets at session start (see ``context_with_warnings``)."""
+        return self.context_with_warnings(budget, session)[0]
 
     def context_with_warnings(
         self, budget: int | None = None, session: str | None = None
     ) -> tuple[str, list[str]]:
-        from memsite.memory import upkeep
+        """index.md within the budget (compacting first when the views are stale), then the
+        last session's open work (not ``session``'s, the current one) when configured."""
+        from memsite.memory import views
 
-        return upkeep.context(self, budget, session)
+        return views.context(self, budget, session)
 
-    # --- in and out -------------------------------------------------------------------------
+    def index_text(self, budget: int | None = None) -> str:
+        """index.md as compaction writes it, within ``budget`` (default: the config's)."""
+        from memsite.memory import views
+
+        return views.index_text(self, budget or self.config.budget)
+
+    def index_within(self, characters: int, shown: Callable[[str], str]) -> str:
+        """The index for the largest budget whose ``shown`` form fits in ``characters``."""
+        from memsite.memory import views
+
+        return views.index_within(self, characters, shown)
+
+    def portal_input(self, known_links: FileLinks | None = None) -> PortalInput:
+        """Everything the portal shows, read once (``memory.portal_input``)."""
+        from memsite.memory.portal_input import NO_LINKS, portal_input
+
+        return portal_input(self, known_links or NO_LINKS)
 
     def import_facts(
         self,
@@ -277,9 +313,7 @@ class Memory:
         """Write the facts of ``path`` (agents-md, mcp-memory or jsonl) not held yet."""
         from memsite.memory import transfer
 
-        return transfer.import_facts(
-            self, path, source, category=category, dry_run=dry_run, allow_secret=allow_secret
-        )
+        return transfer.import_facts(self, path, source, category, dry_run, allow_secret)
 
     def export(
         self, fmt: str, *, include_all: bool = False, output: Path | None = None
@@ -289,54 +323,29 @@ class Memory:
 
         return transfer.export(self, fmt, include_all=include_all, output=output)
 
-    # --- upkeep -----------------------------------------------------------------------------
-
-    def is_fresh(self) -> bool:
-        from memsite.memory import upkeep
-
-        return upkeep.is_fresh(self)
-
-    def ensure_fresh(self) -> bool:
-        from memsite.memory import upkeep
-
-        return upkeep.ensure_fresh(self)
-
-    def compact(self, full: bool = False) -> dict[str, Any]:
-        """Bring compacted/ and index.md up to date (``full``: re-read and rebuild everything);
-        prune expired daily logs and stale temporaries."""
-        from memsite.memory import upkeep
-
-        return upkeep.compact(self, full)
-
     def findings(self) -> list[Finding]:
-        from memsite.memory import upkeep
+        from memsite.memory import review
 
-        return upkeep.findings(self)
+        return review.findings(self)
 
-    def secret_findings(self) -> list[Finding]:
-        from memsite.memory import upkeep
+    def findings_later(self, fork: bool) -> Later:
+        """A review's findings, made in a forked child while the caller works (``fork``)."""
+        from memsite.memory import review
 
-        return upkeep.secret_findings(self)
+        return review.findings_later(self, fork)
 
     def refuse_unreviewed_secrets(self, action: str) -> None:
-        from memsite.memory import upkeep
+        from memsite.memory import review
 
-        upkeep.refuse_unreviewed_secrets(self, action)
+        review.refuse_unreviewed_secrets(self, action)
 
     def review(self, full: bool = False) -> dict[str, Any]:
         """Every finding; ``full`` re-reads every entry file first (finds in-place edits)."""
-        if full:
-            self.invalidate()
-            self.model.synced(full=True)
-        return {"findings": [f.as_dict() for f in self.findings()]}
+        from memsite.memory import review
+
+        return review.report(self, full)
 
     def status(self) -> dict[str, Any]:
-        from memsite.memory import upkeep
+        from memsite.memory import status
 
-        return upkeep.status(self)
-
-    def prune(self, before: date | None = None, dry_run: bool = False) -> dict[str, Any]:
-        """Delete expired daily logs; with ``before``, inactive entries created before it."""
-        from memsite.memory import upkeep
-
-        return upkeep.prune(self, before, dry_run)
+        return status.status(self)

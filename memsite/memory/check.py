@@ -27,47 +27,30 @@ class BaseNotFoundError(MemsiteError):
 
 def added_files(memory: Memory, base: str) -> tuple[str, list[str]]:
     """The merge base of ``base`` and HEAD, and the entry file names added since it."""
-    from memsite.storage.git import first_line, repo_top, run_git
+    from memsite.storage.git import added_since, commit_of, merge_base, repo_top
 
     entries = memory.store.entries_dir
     top = repo_top(entries)
-    known = run_git(top, "rev-parse", "--verify", "--quiet", f"{base}^{{commit}}", check=False)
-    if known.returncode != 0:
+    if commit_of(top, base) is None:
         raise BaseNotFoundError(
             f"cannot find {base!r} in this repository: fetch it first (e.g. `git fetch origin "
             f"{base.removeprefix('origin/')}`)"
         )
-    merged = run_git(top, "merge-base", base, "HEAD", check=False)
-    if merged.returncode != 0:
-        shallow = run_git(top, "rev-parse", "--is-shallow-repository", check=False)
-        hint = (
-            "this clone is shallow: fetch the full history (`git fetch --unshallow`, or "
-            "`fetch-depth: 0` in actions/checkout)"
-            if shallow.stdout.strip() == "true"
-            else first_line(merged.stderr)
-            if merged.stderr.strip()
-            else "they share no history"
-        )
-        raise BaseNotFoundError(f"cannot find the merge base of {base!r} and HEAD: {hint}")
-    commit = merged.stdout.strip()
+    commit, why = merge_base(top, base)
+    if commit is None:
+        raise BaseNotFoundError(f"cannot find the merge base of {base!r} and HEAD: {why}")
     folder = os.path.relpath(entries.resolve(), top).replace(os.sep, "/")
-    diff = run_git(
-        top,
-        *("diff", "--name-only", "--diff-filter=A", "-z", "--no-renames", commit, "HEAD"),
-        *("--", folder),
-    )
     names = []
-    for path in diff.stdout.split("\0"):
-        if path and "/" not in path[len(folder) + 1 :] and path.endswith(".json"):
+    for path in added_since(top, commit, folder):
+        if "/" not in path[len(folder) + 1 :] and path.endswith(".json"):
             names.append(Path(path).name)
     return commit, sorted(set(names))
 
 
 def check(memory: Memory, base: str) -> dict[str, Any]:
     """Problems of the entry files added since the merge base (see the module's rules)."""
-    from memsite.core.compaction import ACTIVE, SUPERSEDED
-    from memsite.memory.claims import conflict_findings
-    from memsite.memory.upkeep import secret_findings
+    from memsite.core.schema import ACTIVE, SUPERSEDED
+    from memsite.memory.review import conflict_findings, secret_findings
 
     commit, names = added_files(memory, base)
     added = set(names)

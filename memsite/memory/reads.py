@@ -1,8 +1,5 @@
-"""Reading the memory: one entry with its history, lists, ranked search, the agents' index.
-
-Every answer is JSON-ready: an entry is its on-disk object with suspected secrets redacted in
-every string (unknown keys too), plus the fields the operation adds.
-"""
+"""Reading the memory: one entry with its history, lists, ranked search (daily logs too, and
+the facts linked to the hits). Every answer is JSON-ready (``shapes``)."""
 
 from __future__ import annotations
 
@@ -11,32 +8,53 @@ from datetime import UTC, datetime
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from memsite.core.entry import Entry, check_name
-from memsite.core.secrets import redact, redact_object
-from memsite.errors import InvalidInputError
+from memsite.core.entry import Entry
+from memsite.core.schema import ACTIVE, RETIRED
+from memsite.core.secrets import redact
+from memsite.core.validate import check_name
+from memsite.errors import EntryNotFoundError, InvalidInputError
+from memsite.memory import shapes
+from memsite.memory.anchors import standings
+from memsite.memory.shapes import entry_json
 from memsite.storage.daily import daily_logs, log_lines
 
 if TYPE_CHECKING:
+    from memsite.core import ranking
+    from memsite.core.compaction import Compaction
+    from memsite.core.standing import Standing
     from memsite.memory import Memory
-    from memsite.memory.claims import Standing
     from memsite.storage.index import Row
 
 QUERY_MAX = 1000
+CANDIDATES = 200  # entries FTS5 hands to the ranking
+# A hit's sort key: score, created, confidence, id, file, and the daily line (negated).
+SortKey = tuple[float, float, int, str, str, int]
 
 
-def entry_json(entry: Entry, **extra: Any) -> dict[str, Any]:
-    """The on-disk object for output, with suspected secrets redacted (unless allowed)."""
-    shown = redact_object(entry.raw) if entry.is_suspect() else dict(entry.raw)
-    return {**shown, **extra}
+def compact_component(memory: Memory, entry_id: str) -> Compaction:
+    """Compaction of the entries linked to ``entry_id``: a status depends only on them (see
+    ``storage.index``), so this is what a full compaction gives them."""
+    from memsite.core.compaction import compact
+
+    index = memory.index()
+    linked = index.component_entries(entry_id)
+    return compact(linked, (), index.retired([e.id for e in linked]), report=False)
+
+
+def resolve(memory: Memory, ref: str) -> Entry:
+    """An entry by full id or unique prefix of at least 4 hex characters."""
+    index = memory.index()
+    entry = index.by_id(index.match_id(ref))
+    if entry is None:  # removed meanwhile
+        raise EntryNotFoundError(f"no entry with id {ref!r}: it was removed meanwhile")
+    return entry
 
 
 def read(memory: Memory, ref: str) -> dict[str, Any]:
+    """One entry with ``status``, ``superseded_by``, its whole ``chain`` and its standing."""
     from memsite.core.records import first_retirements
-    from memsite.memory.claims import compact_component, standings
 
     entry = memory.resolve(ref)
-    # A status depends only on the entries linked to it (see storage.index): compacting them
-    # alone gives what a full compaction would.
     result = compact_component(memory, entry.id)
     index = memory.index()
     records = index.records_about([entry.id]) if index.has_records() else []
@@ -45,54 +63,38 @@ def read(memory: Memory, ref: str) -> dict[str, Any]:
     if standing.anchors:
         extra["anchors"] = standing.anchor_report()
     if standing.verified:
-        extra["verifications"] = [
-            {"id": r.id, "created": r.raw["created"], "evidence": redact(r.text or "") or None}
-            for r in standing.verified
-        ]
+        extra["verifications"] = shapes.verifications(standing.verified)
     if standing.links:
-        extra["links"] = [
-            {**link, "reason": redact(link["reason"]) if link["reason"] else None}
-            for link in _with_content(memory, standing.links)
-        ]
+        extra["links"] = _links_shown(memory, standing.links)
     retirement = first_retirements(records).get(entry.id)
-    if result.status[entry.id] == "retired" and retirement is not None:
-        extra["retired"] = {
-            "created": retirement.raw["created"],
-            "reason": redact(retirement.text or ""),
+    if result.status[entry.id] == RETIRED and retirement is not None:
+        extra["retired"] = shapes.retirement(retirement)
+    chain = [
+        {
+            "id": e.id,
+            "created": e.raw["created"],
+            "status": result.status[e.id],
+            "content": shapes.content_of(e),
         }
+        for e in result.chain(entry.id)
+    ]
     return entry_json(
         entry,
         status=result.status[entry.id],
         superseded_by=list(result.superseded_by.get(entry.id, [])),
-        chain=[
-            {
-                "id": e.id,
-                "created": e.raw["created"],
-                "status": result.status[e.id],
-                "content": entry_json(e)["content"],
-            }
-            for e in result.chain(entry.id)
-        ],
+        chain=chain,
         file=entry.filename,
         **extra,
     )
 
 
-def _with_content(memory: Memory, links: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _links_shown(memory: Memory, links: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Links with the other fact's text and status (a fact not in this checkout has none)."""
     index = memory.index()
     ids = {link["id"] for link in links}
     others = {e.id: e for e in index.entries_with_ids(ids)}
     statuses = index.statuses_of(ids)
-    shown = []
-    for link in links:
-        other = others.get(link["id"])
-        if other is None:
-            shown.append({**link, "content": None, "status": None})
-        else:
-            content = entry_json(other)["content"]
-            shown.append({**link, "content": content, "status": statuses.get(other.id)})
-    return shown
+    return [shapes.linked(link, others.get(link["id"]), statuses.get(link["id"])) for link in links]
 
 
 def _check_filters(category: str | None, tag: str | None = None) -> str | None:
@@ -108,6 +110,7 @@ def list_entries(
     include_all: bool = False,
     limit: int | None = None,
 ) -> list[dict[str, Any]]:
+    """Active entries (``include_all``: every status, with ``status``), newest first."""
     tag = _check_filters(category, tag)
     wanted = None if limit is None else max(limit, 0)
     if include_all:
@@ -125,14 +128,9 @@ def list_entries(
 
 
 def _standing_fields(memory: Memory, entries: list[Entry]) -> dict[str, dict[str, Any]]:
-    """drifted / stale / verified for each entry, where they apply (see ``claims``)."""
-    from memsite.memory.claims import standings
-
+    """drifted / stale / verified for each entry, where they apply (see ``core.standing``)."""
     found = standings(memory, entries)
     return {entry_id: standing.fields() for entry_id, standing in found.items()}
-
-
-CANDIDATES = 200  # entries FTS5 hands to the ranking
 
 
 def search(
@@ -144,52 +142,19 @@ def search(
     daily: bool = False,
     expand: bool = False,
 ) -> list[dict[str, Any]]:
-    from memsite.core import ranking
-    from memsite.core.stem import terms as analyze
-
+    """Ranked search over content, tags and keys (``core.ranking`` over the index's
+    candidates); with ``daily`` the daily logs' lines too; with ``expand`` the facts linked
+    to the hits follow, each with ``via``."""
     if not query.strip():
         raise InvalidInputError("search query is empty: give words to look for")
     if len(query) > QUERY_MAX:
         raise InvalidInputError(f"search query is over {QUERY_MAX} characters: shorten it")
     _check_filters(category)
-    index = memory.index()
-    plan = ranking.plan(query, index.document_frequency, index.words_near, index.terms_with_prefix)
-    found = index.candidates(
-        [list(t.alternatives) for t in plan],
-        category=category,
-        include_all=include_all,
-        limit=CANDIDATES,
-    )
-    stats = ranking.Stats(
-        index.entry_count(),
-        index.average_length(),
-        index.document_frequency({a for t in plan for a in t.alternatives}),
-    )
-    today = memory.now().timestamp()
-    scored: list[tuple[tuple[float, float, int, str, str, int], dict[str, Any] | Row]] = []
-    for candidate in found:
-        row = candidate.row
-        value = ranking.score(
-            plan,
-            candidate.body.split(),
-            candidate.meta.split(),
-            stats,
-            (today - row.created) / 86400,
-        )
-        if value > 0:
-            scored.append(
-                ((round(value, 6), row.created, row.confidence, row.id, row.file, 0), row)
-            )
+    plan, scored = _ranked(memory, query, category, include_all)
     if daily:
-        for file, number, text, created in _daily_lines(memory):
-            value = ranking.score(plan, analyze(text), (), stats, (today - created) / 86400)
-            if value > 0:
-                line = {"source": "daily", "file": file, "line": number, "text": redact(text)}
-                scored.append(((round(value, 6), created, 0, "", file, -number), line))
+        scored += _daily_hits(memory, plan)
     scored.sort(key=lambda pair: pair[0], reverse=True)
     chosen = scored[: max(limit, 0)]
-    from memsite.memory.claims import standings
-
     entries = {hit.id: hit.entry() for _, hit in chosen if not isinstance(hit, dict)}
     standing = standings(memory, list(entries.values()))  # the flags, and links for --expand
     flags = {entry_id: known.fields() for entry_id, known in standing.items()}
@@ -207,14 +172,67 @@ def search(
     return out
 
 
+def _ranked(
+    memory: Memory, query: str, category: str | None, include_all: bool
+) -> tuple[list[ranking.Term], list[tuple[SortKey, dict[str, Any] | Row]]]:
+    """The query's plan, and the index's candidates that score, with their sort keys."""
+    from memsite.core import ranking
+
+    index = memory.index()
+    plan = ranking.plan(query, index.document_frequency, index.words_near, index.terms_with_prefix)
+    found = index.candidates(
+        [list(t.alternatives) for t in plan],
+        category=category,
+        include_all=include_all,
+        limit=CANDIDATES,
+    )
+    stats = ranking.Stats(
+        index.entry_count(),
+        index.average_length(),
+        index.document_frequency({a for t in plan for a in t.alternatives}),
+    )
+    today = memory.now().timestamp()
+    scored: list[tuple[SortKey, dict[str, Any] | Row]] = []
+    for candidate in found:
+        row = candidate.row
+        age = (today - row.created) / 86400
+        value = ranking.score(plan, candidate.body.split(), candidate.meta.split(), stats, age)
+        if value > 0:
+            scored.append(
+                ((round(value, 6), row.created, row.confidence, row.id, row.file, 0), row)
+            )
+    return plan, scored
+
+
+def _daily_hits(
+    memory: Memory, plan: list[ranking.Term]
+) -> list[tuple[SortKey, dict[str, Any] | Row]]:
+    """The daily logs' lines that the query's plan scores (entry statistics: the index's)."""
+    from memsite.core import ranking
+    from memsite.core.stem import terms as analyze
+
+    index = memory.index()
+    stats = ranking.Stats(
+        index.entry_count(),
+        index.average_length(),
+        index.document_frequency({a for t in plan for a in t.alternatives}),
+    )
+    today = memory.now().timestamp()
+    hits: list[tuple[SortKey, dict[str, Any] | Row]] = []
+    for file, number, text, created in _daily_lines(memory):
+        value = ranking.score(plan, analyze(text), (), stats, (today - created) / 86400)
+        if value > 0:
+            line = {"source": "daily", "file": file, "line": number, "text": redact(text)}
+            hits.append(((round(value, 6), created, 0, "", file, -number), line))
+    return hits
+
+
 def _linked(
     memory: Memory, hits: list[str], found: dict[str, Standing], include_all: bool
 ) -> list[dict[str, Any]]:
     """The facts linked to ``hits`` (either way; ``found``: their standings) that are not hits
     themselves, each with ``via``: the hit it was reached from and the link's type and
     direction."""
-    from memsite.core.compaction import ACTIVE
-
     index = memory.index()
     reached: dict[str, dict[str, Any]] = {}
     for hit in hits:  # in rank order: a fact reached twice keeps its best hit

@@ -1,15 +1,22 @@
-"""Sessions: their daily logs listed and shown, and the carry-over of the last one's open work
-into the next session's context. Each operation reads every log once (``_read``)."""
+"""Sessions: the current one's name, their daily logs listed and shown, expired logs, and the
+carry-over of the last one's open work into the next session's context. Each operation reads
+every log once (``_read``)."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memsite.core.sessions import CARRYOVER_MAX_TOKENS, LogLine, carried, carryover_text, parse_line
-from memsite.errors import EntryNotFoundError
-from memsite.storage.daily import log_lines, session_logs
+from memsite.core.text import as_name
+from memsite.errors import EntryNotFoundError, InvalidInputError
+from memsite.files import storage_errors
+from memsite.storage.daily import daily_logs, log_lines, session_logs
 
 if TYPE_CHECKING:
     from memsite.memory import Memory
@@ -87,3 +94,63 @@ def carryover(memory: Memory, current: str | None) -> str:
         return ""
     day = last.logs[-1][0].isoformat()
     return carryover_text(last.name, day, carried(last.lines()), CARRYOVER_MAX_TOKENS)
+
+
+def has_daily_logs(memory: Memory) -> bool:
+    """Any file in daily/ (a scan of a small folder; nothing imported)."""
+    try:
+        with os.scandir(memory.store.daily_dir) as items:
+            return any(item.name.endswith(".md") for item in items)
+    except OSError:
+        return False
+
+
+def daily_log_files(memory: Memory) -> list[tuple[date, Path]]:
+    """The daily log files, oldest first, dated by their names."""
+    return daily_logs(memory.store)
+
+
+def expired_logs(memory: Memory, dry_run: bool) -> list[str]:
+    """Daily logs older than memory.dailyRetentionDays, deleted unless ``dry_run``."""
+    cutoff = memory.now().date() - timedelta(days=memory.config.daily_retention_days)
+    pruned = []
+    for day, path in daily_log_files(memory):
+        if day < cutoff:
+            if not dry_run:
+                with storage_errors("delete", path):
+                    path.unlink(missing_ok=True)
+            pruned.append(f"daily/{path.name}")
+    return pruned
+
+
+def current_session(
+    given: str | None = None, env: Mapping[str, str] | None = None, *, connection: bool = False
+) -> str:
+    """The current session's name, the one way every writer names it: ``given`` (a runner's
+    hook payload, --session), else $MEMSITE_SESSION, else one drawn for this MCP connection
+    (``connection``), else one per terminal session: ``cli-`` and a hash of the host, its boot
+    and the process's session id (sids are small numbers that other machines reuse). Never a
+    shared name: two branches logging on one day must write different files."""
+    environ = os.environ if env is None else env
+    for candidate in (given, environ.get("MEMSITE_SESSION")):
+        if candidate:
+            name = as_name(candidate)
+            if name is None:
+                raise InvalidInputError(
+                    f"session {candidate[:80]!r} has no letters or digits: give a name like "
+                    "feature-login"
+                )
+            return name
+    if connection:
+        return f"mcp-{os.urandom(4).hex()}"
+    import socket
+    import zlib
+
+    boot = ""
+    with (
+        contextlib.suppress(OSError),
+        open("/proc/sys/kernel/random/boot_id", encoding="ascii") as handle,
+    ):
+        boot = handle.read().strip()
+    seed = f"{socket.gethostname()}:{boot}:{os.getsid(0)}".encode()
+    return f"cli-{zlib.crc32(seed):08x}"

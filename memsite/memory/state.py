@@ -1,11 +1,15 @@
-"""What one operation knows of the store: the indexed read model (``storage.index``, kept in
-step with entries/ by taking in only what changed) and, when a command needs every entry with
-every finding (review, status, the portal), the full compaction, built from the index's rows.
+"""What one operation knows of the store: the indexed read model (``storage.readmodel``, kept
+in step with entries/ by taking in only what changed) and, when a command needs every entry
+with every finding (review, status, the portal), the full compaction, built from its rows.
+
+A :class:`ReadModel` is complete when it is made: a long-lived reader (``serve``) hands the
+objects it kept to the next one at construction (``known``), never by setting a field later.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from memsite.core.config import Config
@@ -18,26 +22,32 @@ if TYPE_CHECKING:
     from memsite.core.compaction import Compaction
     from memsite.core.entry import Entry
 
+# File name → (hash of its index row's data, its Entry): see ``Index.all_entries``.
+Known = dict[str, tuple[int, "Entry"]]
+
 
 class State(NamedTuple):
+    """Every entry read and compacted: the scan (entries, unusable files, records) and the
+    compaction's result."""
+
     scan: Scan
     result: Compaction
 
 
 class ReadModel:
-    """The store as read by one operation; ``invalidate`` after writing to it."""
+    """The store as read by one operation; ``invalidate`` after writing to it.
 
-    def __init__(self, store: Store, config: Config) -> None:
+    ``known``: entries' objects kept between reads by a long-lived reader, so that an
+    unchanged row gives its earlier ``Entry`` again (caches keyed by it stay warm)."""
+
+    def __init__(self, store: Store, config: Config, known: Known | None = None) -> None:
         self.store = store
         self.config = config
         self.caches = Caches(store)
         self.index = Index(store)
+        self.known = known
         self._state: State | None = None
-        # Set by a long-lived reader (serve) to keep unchanged entries' objects between reads:
-        # see Index.all_entries.
-        self.known: dict[str, tuple[int, Entry]] | None = None
-        # index.md's markers (drift, staleness), once per operation: see upkeep._flags
-        self.flags: dict[str, str] | None = None
+        self._markers: dict[str, str] | None = None
 
     def synced(self, *, full: bool = False) -> Index:
         """The index, brought up to date with entries/ (notices about the cache printed once)."""
@@ -58,15 +68,23 @@ class ReadModel:
             self._state = State(found, compact(found.entries, self.config.categories, retired))
         return self._state
 
-    def loaded(self) -> State | None:
-        """The state if this operation has read it already (else None: nothing is read)."""
-        return self._state
+    def markers(self, find: Callable[[], dict[str, str]]) -> dict[str, str]:
+        """index.md's markers (drift, staleness: id → marker), found by ``find`` once per
+        operation (`context` asks for freshness, then compacts, then renders)."""
+        if self._markers is None:
+            self._markers = find()
+        return self._markers
 
     def fingerprint(self) -> str:
         """Changes whenever the entries change; computed from the index, no file is read."""
         return self.synced().fingerprint()
 
     def invalidate(self) -> None:
-        self._state = None
-        self.flags = None
+        """Forget what was read (after another writer may have added files)."""
+        self.written()
         self.index.forget()
+
+    def written(self) -> None:
+        """This operation wrote a file and the index took it in: forget the compaction."""
+        self._state = None
+        self._markers = None

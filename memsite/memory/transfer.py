@@ -18,6 +18,8 @@ from memsite.core.secrets import ALLOW_KEY, is_allowed, refusal
 from memsite.core.text import normalize, split_names
 from memsite.errors import InvalidEntryFileError, InvalidInputError, MemsiteError, StorageError
 from memsite.files import read_text, replace_if_changed, storage_errors, write_atomic
+from memsite.memory.shapes import entry_json
+from memsite.memory.writes import write_locked
 
 if TYPE_CHECKING:
     from memsite.memory import Memory
@@ -67,7 +69,6 @@ def import_facts(
     memory: Memory,
     path: Path,
     source: str,
-    *,
     category: str | None = None,
     dry_run: bool = False,
     allow_secret: bool = False,
@@ -136,8 +137,6 @@ def _import_entry(
     memory: Memory, obj: Mapping[str, Any], dry_run: bool, allow_secret: bool
 ) -> tuple[str, str | None]:
     """An exported entry object, written as it is (its id, time and every key kept)."""
-    from memsite.storage.entries import write_entry, write_lock
-
     try:
         check_value(obj)
         entry = entry_from_object(obj)
@@ -158,16 +157,12 @@ def _import_entry(
     record = dict(obj)  # as exported: every key, in its order
     if refused is not None and allow_secret:
         record[ALLOW_KEY] = True
-    with write_lock(memory.store):
-        memory.invalidate()
-        if memory.index().has_id(entry.id):
-            return "exists", entry.id
-        index = memory.index()
-        before = index.before_write()
-        path, _ = write_entry(memory.store, record, new_id=_no_new_id)
-        memory.invalidate()
-        index.wrote(path, before)
-    return "written", entry.id
+
+    def decide() -> dict[str, Any] | None:
+        return None if memory.index().has_id(entry.id) else record
+
+    done = write_locked(memory, decide, new_id=_no_new_id)
+    return ("written" if done is not None else "exists"), entry.id
 
 
 def _no_new_id() -> str:
@@ -181,8 +176,6 @@ def export(
     memory: Memory, fmt: str, *, include_all: bool = False, output: Path | None = None
 ) -> dict[str, Any]:
     """The memory as JSONL (to ``output``, or returned as text) or as a Markdown bundle."""
-    from memsite.memory.reads import entry_json
-
     result = memory.state().result
     chosen = result.entries if include_all else result.active()
     entries = formats.export_order(chosen)

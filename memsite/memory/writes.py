@@ -1,4 +1,5 @@
-"""Writing to the memory: add (with duplicate and near-duplicate checks), amend, delete, log.
+"""Writing to the memory: add (with duplicate and near-duplicate checks), amend, delete, log,
+prune; and the one locked write every entry and record file goes through (:func:`write_locked`).
 
 Writes hold the store's write lock from the duplicate check to the new file, so the same fact
 written by racing agents lands once. Text that looks like a credential is refused before any
@@ -7,29 +8,47 @@ other check, so that no error message can echo it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from memsite.core.anchors import Anchor
-from memsite.core.entry import build_entry, check_name, check_text, is_uuid
-from memsite.core.secrets import ALLOW_KEY, refusal
+from memsite.core.ids import is_uuid
+from memsite.core.secrets import ALLOW_KEY, refuse_secrets
 from memsite.core.similarity import NEAR_DUPLICATE_THRESHOLD, similar_to, token_set
 from memsite.core.text import normalize, split_names
-from memsite.errors import InvalidInputError, SecretFoundError
+from memsite.core.validate import build_entry, check_name, check_text
+from memsite.errors import InvalidInputError
+from memsite.memory.shapes import write_answer
 from memsite.storage.daily import append_log
-from memsite.storage.entries import delete_entry_file, write_entry, write_lock
+from memsite.storage.entries import delete_entry_file, write_indexed
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from memsite.memory import Memory
     from memsite.storage.index import Index
 
 
-def refuse_secrets(fields: dict[str, str | None], tags: Iterable[str], allow: bool) -> bool:
-    """Raise SecretFoundError for a suspected secret unless ``allow``; True if one was allowed."""
-    reason = refusal(fields, tags)
-    if reason is not None and not allow:
-        raise SecretFoundError(reason)
-    return reason is not None
+def write_locked(
+    memory: Memory,
+    decide: Callable[[], dict[str, Any] | None],
+    new_id: Callable[[], str] | None = None,
+) -> tuple[Path, dict[str, Any]] | None:
+    """Write the object ``decide`` gives (None: nothing) under the store's write lock, with
+    the index as every writer before the lock left it (``storage.entries.write_indexed``)."""
+
+    def decided() -> dict[str, Any] | None:
+        memory.invalidate()  # what other writers added before the lock counts
+        return decide()
+
+    if new_id is None:
+        done = write_indexed(memory.store, memory.model.index, decided)
+    else:
+        done = write_indexed(memory.store, memory.model.index, decided, new_id)
+    if done is not None:
+        memory.model.written()
+    return done
 
 
 def _targets(index: Index, supersedes: Iterable[str]) -> tuple[list[str], list[str]]:
@@ -37,7 +56,7 @@ def _targets(index: Index, supersedes: Iterable[str]) -> tuple[list[str], list[s
     targets: list[str] = []
     warnings: list[str] = []
     for ref in supersedes:
-        from memsite.core.review import id_reference  # and compaction: ~2.5 ms a plain add skips
+        from memsite.core.ids import id_reference
 
         ref = ref.strip()
         value = id_reference(ref)
@@ -69,7 +88,7 @@ def add(
     refused unless ``allow_secret`` marks a reviewed false positive (recorded in the entry).
     ``anchors`` are ``PATH[:START-END]`` specs (or anchors made already).
     """
-    from memsite.memory.claims import anchors_from_specs
+    from memsite.memory.anchors import anchors_from_specs
 
     tags = list(tags)
     # Before any validation, so that no error message can echo a pasted credential; tags as
@@ -80,8 +99,9 @@ def add(
     specs = [a for a in given if isinstance(a, str)]
     pinned = [a for a in given if isinstance(a, Anchor)]
     pinned += anchors_from_specs(memory, specs, memory.cwd) if specs else []
-    with write_lock(memory.store):
-        memory.invalidate()  # what other writers added before the lock counts
+    answer: dict[str, Any] = {}
+
+    def decide() -> dict[str, Any] | None:
         index = memory.index()
         targets, warnings = _targets(index, supersedes)
         obj = build_entry(
@@ -102,27 +122,19 @@ def add(
         same = index.same_content(category, normalized, replaced)
         if same is not None:
             path = memory.store.entry_path(same.file)
-            return _answer("duplicate", same.id, str(path), [], warnings)
+            answer.update(write_answer("duplicate", same.id, str(path), [], warnings))
+            return None
         mine = token_set(normalized)
         candidates = index.near_candidates(category, mine, NEAR_DUPLICATE_THRESHOLD, replaced)
         near = [{"id": i, "similarity": s} for i, s in similar_to(mine, candidates)]
-        before = index.before_write()
-        path, obj = write_entry(memory.store, obj)
-        memory.invalidate()
-        index.wrote(path, before)
-    return _answer("written", obj["id"], str(path), near, warnings)
+        answer.update(write_answer("written", "", "", near, warnings))
+        return obj
 
-
-def _answer(
-    status: str, entry_id: str, path: str, near: list[dict[str, Any]], warnings: list[str]
-) -> dict[str, Any]:
-    return {
-        "status": status,
-        "id": entry_id,
-        "path": path,
-        "near_duplicates": near,
-        "warnings": warnings,
-    }
+    done = write_locked(memory, decide)
+    if done is not None:
+        path, obj = done
+        answer.update(id=obj["id"], path=str(path))
+    return answer
 
 
 def amend(
@@ -136,7 +148,7 @@ def amend(
 ) -> dict[str, Any]:
     """Supersede an entry with new content, keeping its category, key, tags and confidence;
     and its anchors, pinned to the files as they are now, unless ``anchors`` are given."""
-    from memsite.memory.claims import carried_anchors
+    from memsite.memory.anchors import carried_anchors
 
     old = memory.resolve(ref)
     if old.category not in memory.config.categories:
@@ -173,11 +185,11 @@ def delete(memory: Memory, ref: str) -> dict[str, Any]:
     index = memory.index()
     linked = index.component_entries(entry.id)
     ids = {e.id for e in linked}
-    before = {e.id for e in compact(linked, (), index.retired(ids)).active()}
+    before = {e.id for e in compact(linked, (), index.retired(ids), report=False).active()}
     path = delete_entry_file(memory.store, entry.filename)
     memory.invalidate()
     index = memory.index()
-    after = compact(index.entries_with_ids(ids), (), index.retired(ids)).active()
+    after = compact(index.entries_with_ids(ids), (), index.retired(ids), report=False).active()
     revived = [e.id for e in after if e.id not in before]
     return {"status": "deleted", "id": entry.id, "path": str(path), "revived": revived}
 
@@ -203,3 +215,24 @@ def log(
     check_text("log text", text, memory.config.limits.content_max)
     path = append_log(memory.store, log_text(kind, text), session, memory.now())
     return {"status": "logged", "path": str(path), "session": session, "kind": kind}
+
+
+def prune(memory: Memory, before: date | None = None, dry_run: bool = False) -> dict[str, Any]:
+    """Delete expired daily logs; with ``before``, inactive entries created before it too (an
+    entry only together with everything it supersedes, so that nothing comes back)."""
+    from memsite.core.compaction import prunable
+    from memsite.memory.sessions import expired_logs
+
+    entries: list[str] = []
+    if before is not None:
+        result = memory.state().result
+        doomed = prunable(result, before, memory.config.categories)
+        for entry in result.entries:
+            if entry.id in doomed:
+                entries.append(entry.id)
+                if not dry_run:
+                    delete_entry_file(memory.store, entry.filename)
+        if not dry_run:
+            memory.invalidate()
+    daily = expired_logs(memory, dry_run)
+    return {"dry_run": dry_run, "entries": entries, "daily": daily}

@@ -29,7 +29,8 @@ from urllib.parse import urlsplit
 from memsite.errors import MemsiteError
 from memsite.portal.chrome import ENTRY, LIST, NAV, ChromeAssets, lean_frame, point_at_sprite
 from memsite.portal.model import Portal
-from memsite.portal.render import ENTRY_SHELL, MONTH_SHELL, TAG_SHELL, nav_items, root_for
+from memsite.portal.outputs import nav_items
+from memsite.portal.render import ENTRY_SHELL, MONTH_SHELL, TAG_SHELL, root_for
 
 TITLE_SLOT = "memsite-slot-title-7c1d0e"
 BODY_SLOT = "<!--<h1>-->memsite-slot-body-7c1d0e"

@@ -1,31 +1,22 @@
-"""The portal's view of the memory: redacted entry views, slugs, history links. Pure.
-
-Redaction happens here and only here: :func:`build_portal` passes every entry-derived string
-(content, category, tags, key, agent, reason, unknown keys, finding messages, and the
-evidence, reasons and anchor paths of records and claims) through
-:func:`memsite.core.secrets.redact` once, and every page, JSON file, search index and raw file
-of the portal is made from the result. Statuses come from the compaction of the original entries, so
-redaction never changes which entry wins.
+"""What the portal's pages show, as values: entry views (hashable: equal views render to
+equal HTML), entry pages with their history, categories, tags, findings, sessions, and the
+whole :class:`Portal`. Pure; ``derive`` makes them from what the memory gives.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
-from collections import defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
-from memsite.core.budget import IndexItem, index_item, render_items
-from memsite.core.compaction import ACTIVE, STATUSES, Compaction, Finding, reachable
+from memsite.core.compaction import reachable
 from memsite.core.entry import Entry, format_created
 from memsite.core.markdown import category_title
-from memsite.core.secrets import redact
-from memsite.core.text import is_name, printable
-from memsite.portal.redact import Redactor
-from memsite.portal.standing import FactClaims, LinkRef, redact_all
+from memsite.core.schema import ACTIVE, STATUSES
+from memsite.core.text import is_name
+from memsite.portal.standing import FactClaims, LinkRef
 from memsite.portal.text import safe_title
 
 STATUS_LABELS = {status: status.capitalize() for status in STATUSES}
@@ -54,88 +45,6 @@ class JsonSource(NamedTuple):
     def text(self) -> str:
         obj = {**self.entry.raw, "status": self.status, "superseded_by": list(self.superseded_by)}
         return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
-
-
-class PortalCache:
-    """What stays valid between builds of one store (``serve``): redacted entries and views.
-
-    Keys hold everything an output is made from (the file name and its whole object, the
-    status, the supersession links, whether the full scan applies), so a hit is always right.
-    Views that come back identical keep every render cache downstream warm.
-    """
-
-    def __init__(self, redactor: Redactor | None = None) -> None:
-        self.redactor = redactor or Redactor()
-        self._entries: dict[tuple[Any, ...], Entry] = {}
-        self._views: dict[tuple[Any, ...], EntryView] = {}
-        self._json: dict[tuple[Any, ...], JsonSource] = {}
-        self._items: dict[tuple[Any, ...], IndexItem] = {}
-        self._titles: dict[str, str] = {}
-        # (id of an entry object, full) → (that object, its key, its redacted entry): an entry
-        # met again as the same object (serve keeps unchanged ones) needs no key made.
-        self._same: dict[tuple[int, bool], tuple[Entry, tuple[Any, ...], Entry]] = {}
-        # The entry files' links on the repository host, and what they were read for
-        # (HEAD, the store's folder in the repository, repo_url): see build.file_links.
-        self.file_links: tuple[Any, dict[str, str]] = (None, {})
-
-    def redacted(self, entry: Entry, full: bool) -> tuple[tuple[Any, ...], Entry]:
-        same = self._same.get((id(entry), full))
-        if same is not None and same[0] is entry:  # the very object seen before (serve)
-            return same[1], same[2]
-        # A digest of the object, not its text: at 100k entries the texts held ~55 MB.
-        digest = hashlib.blake2b(repr(entry.raw).encode("utf-8", "surrogatepass"), digest_size=16)
-        key = (entry.filename, digest.digest(), full)
-        found = self._entries.get(key)
-        if found is None:
-            found = self._entries[key] = self.redactor.redact(entry, full)
-        self._same[id(entry), full] = (entry, key, found)
-        return key, found
-
-    def view(
-        self,
-        key: tuple[Any, ...],
-        entry: Entry,
-        status: str,
-        edges: Sequence[str],
-        claims: FactClaims | None = None,
-    ) -> EntryView:
-        badges = claims.badges if claims is not None else None
-        vkey = (key, status, tuple(edges), badges)
-        found = self._views.get(vkey)
-        if found is None:
-            found = self._views[vkey] = _view(entry, status, edges, self._titles, badges)
-        return found
-
-    def json_source(
-        self, key: tuple[Any, ...], entry: Entry, status: str, successors: Sequence[str]
-    ) -> JsonSource:
-        """What an entry's JSON file is made from, as one object per distinct input: the
-        same object again for an unchanged entry, so the site can tell the file is written."""
-        jkey = (key, status, tuple(successors))
-        found = self._json.get(jkey)
-        if found is None:
-            found = self._json[jkey] = JsonSource(entry, status, jkey[2])
-        return found
-
-    def index_item(self, key: tuple[Any, ...], entry: Entry) -> IndexItem:
-        """The redacted entry's line in index.md, with its cost (see ``core.budget``)."""
-        found = self._items.get(key)
-        if found is None:
-            found = self._items[key] = index_item(entry)
-        return found
-
-    def keep_only(self, keys: set[tuple[Any, ...]]) -> None:
-        """Forget entries that are gone (long serve sessions), once there are enough of them
-        to be worth a pass (at 100k entries one costs a few tenths of a second)."""
-        slack = len(keys) // 10 + 256
-        sizes = (len(self._entries), len(self._same), len(self._views), len(self._json))
-        if max(sizes) <= len(keys) + slack:
-            return
-        self._same = {k: v for k, v in self._same.items() if v[1] in keys}
-        self._entries = {k: v for k, v in self._entries.items() if k in keys}
-        self._items = {k: v for k, v in self._items.items() if k in keys}
-        self._views = {k: v for k, v in self._views.items() if k[0] in keys}
-        self._json = {k: v for k, v in self._json.items() if k[0] in keys}
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,10 +202,6 @@ class Portal:
         if not self.position:
             self.position = {e.id: n for n, e in enumerate(self.entries)}
 
-    def with_findings(self, findings: Iterable[Finding]) -> Portal:
-        """The same portal showing ``findings`` on its review page (a new object)."""
-        return dataclasses.replace(self, findings=finding_views(findings, self))
-
     def counts(self) -> dict[str, int]:
         totals = dict.fromkeys(STATUSES, 0)
         for entry in self.entries:
@@ -337,7 +242,7 @@ class Portal:
         )
 
 
-def _view(
+def entry_view(
     entry: Entry,
     status: str,
     edges: Sequence[str],
@@ -371,139 +276,3 @@ def _view(
         drifted=drifted,
         verified=verified,
     )
-
-
-def secret_ids(findings: Iterable[Finding]) -> set[str]:
-    """Entries whose full (detect-secrets) scan found something: redact them with it too."""
-    return {i for f in findings if f.kind == "secret" for i in f.ids}
-
-
-def full_scan_changes(
-    cache: PortalCache, entries: Iterable[Entry], findings: Iterable[Finding]
-) -> bool:
-    """Would the full scan redact any entry of ``findings``' secrets differently from the quick
-    one? Usually not: the quick scan lets through everything the full one confirms."""
-    full = secret_ids(findings)
-    return any(
-        cache.redacted(e, True)[1] != cache.redacted(e, False)[1] for e in entries if e.id in full
-    )
-
-
-def _groups(
-    views: Sequence[EntryView], names: Iterable[str], configured: set[str], titles: dict[str, str]
-) -> tuple[list[CategoryView], list[TagView]]:
-    """Category and tag pages' data: their entries split into active and inactive."""
-    categories: dict[str, CategoryView] = {}
-    for name in names:
-        title = titles.get(name) or safe_title(category_title(name) or name)
-        categories[name] = CategoryView(name, slug(name), title, name in configured)
-    tags: dict[str, TagView] = {}
-    for view in views:
-        cat = categories.setdefault(
-            view.category,
-            CategoryView(view.category, view.category_slug, view.category_title, False),
-        )
-        (cat.active if view.active else cat.inactive).append(view)
-        for tag in view.tags:
-            tag_view = tags.setdefault(tag.name, TagView(tag.name, tag.slug))
-            (tag_view.active if view.active else tag_view.inactive).append(view)
-    return list(categories.values()), sorted(tags.values(), key=lambda t: t.name)
-
-
-def build_portal(
-    result: Compaction,
-    site: Mapping[str, Any],
-    weights: Mapping[str, float],
-    budget: int,
-    cache: PortalCache | None = None,
-    *,
-    findings: Sequence[Finding] = (),
-    sessions: Sequence[tuple[str, Sequence[tuple[str, Sequence[str]]]]] = (),
-    claims: Mapping[str, FactClaims] | None = None,
-    file_links: Mapping[str, str] | None = None,
-) -> Portal:
-    """Redact the compaction result once and derive every view the pages need.
-
-    ``findings`` are the review's: entries whose full secret scan found something are
-    redacted with the full scan, and the review page shows them. ``sessions`` are the daily
-    logs shared in git (name, [(day, lines)]), newest session first; their lines are
-    redacted with the full scan (a log is free text) and stripped of control characters.
-    ``claims`` are the facts' standings (only facts with something to show), redacted here.
-    ``file_links`` are the entry files' links on the repository host, by file name; a file
-    whose name redaction changes gets none (it would show the unredacted name).
-    """
-    cache = cache or PortalCache()
-    full = secret_ids(findings)
-    keyed = [cache.redacted(e, e.id in full) for e in result.entries]
-    safe_categories = list(dict.fromkeys(cache.redactor.text(c) for c in result.categories))
-    safe_claims = redact_all(claims or {}, cache.redactor.text)
-    views = [
-        cache.view(k, e, result.status[e.id], result.edges.get(e.id, ()), safe_claims.get(e.id))
-        for k, e in keyed
-    ]
-    categories, tags = _groups(views, safe_categories, set(weights), cache._titles)
-    # index.md as core.budget.render_index makes it, from lines kept between builds.
-    lines: dict[str, list[IndexItem]] = defaultdict(list)
-    for key, entry in keyed:
-        if result.status[entry.id] == ACTIVE:
-            lines[entry.category].append(cache.index_item(key, entry))
-    sections = {c: lines[c] for c in safe_categories if lines.get(c)}
-    losers: dict[str, list[str]] = defaultdict(list)
-    for loser in result.entries:
-        if loser.id in result.winner:
-            losers[result.winner[loser.id]].append(loser.id)
-    json_sources = {
-        e.id: cache.json_source(k, e, result.status[e.id], result.superseded_by.get(e.id, ()))
-        for k, e in keyed
-    }
-    cache.keep_only({k for k, _ in keyed})
-    links = file_links or {}
-    linked = {
-        v.id: links[v.filename]
-        for v, original in zip(views, result.entries, strict=True)
-        if v.filename in links and v.filename == original.filename
-    }
-    description = site.get("site_description")
-    portal = Portal(
-        site_name=str(site.get("site_name") or "Project memory"),
-        description=str(description) if description else None,
-        entries=views,
-        by_id={v.id: v for v in views},
-        categories=categories,
-        tags=tags,
-        index_md=render_items(sections, weights, budget),
-        json_sources=json_sources,
-        edges=dict(result.edges),
-        superseded_by=dict(result.superseded_by),
-        winner=dict(result.winner),
-        losers=dict(losers),
-        claims=safe_claims,
-        file_links=linked,
-        sessions=[
-            SessionView(
-                name,
-                tuple(day for day, _ in logs),
-                tuple(
-                    printable(cache.redactor.text(line, full=True))
-                    for _, lines in logs
-                    for line in lines
-                    if line.startswith("- ")
-                ),
-            )
-            for name, logs in sessions
-        ],
-    )
-    return portal.with_findings(findings)
-
-
-def finding_views(findings: Iterable[Finding], portal: Portal) -> list[FindingView]:
-    """Review findings for the portal, their messages redacted, their entries as views."""
-    return [
-        FindingView(
-            kind=f.kind,
-            message=redact(f.message),
-            entries=tuple(portal.by_id[i] for i in dict.fromkeys(f.ids) if i in portal.by_id),
-            files=tuple(redact(name) for name in f.files),
-        )
-        for f in findings
-    ]

@@ -11,7 +11,8 @@
 Every portal page (home, categories, entries, tags, timeline, review, search) is added as a
 page of ready HTML (no Markdown), rendered from the same templates as ``memsite build``; entry
 and tag pages stay out of the navigation. The raw files (``entries/<id>.json``, ``index.md``,
-``llms.txt``, the Lunr index) are written after the build.
+``llms.txt``, ``feed.xml``) and memsite's search index are written after the build (every
+file comes from ``outputs``).
 
 In the navigation the memory is one section (titled "Memory", or as the host's ``nav`` names
 it) holding its pages in the portal's order, the categories in config order. Without a host
@@ -23,7 +24,6 @@ portal's home, so MkDocs has no unrecognized link to report.
 
 from __future__ import annotations
 
-import os
 import posixpath
 import re
 from html import escape
@@ -40,17 +40,13 @@ from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
 
 from memsite.errors import MemsiteError
+from memsite.files import write_atomic
 from memsite.portal.mkglue import add_ready_page, src_uri
 from memsite.portal.model import Portal
-from memsite.portal.render import PageOut, Renderer, nav_items, raw_files
+from memsite.portal.outputs import ASSETS, nav_items, pages
+from memsite.portal.outputs import files as files_of
+from memsite.portal.render import PageOut, Renderer
 from memsite.portal.resources import site_config_dir
-from memsite.files import write_atomic
-
-ASSETS = (
-    "assets/memsite/portal.css",
-    "assets/memsite/search.js",
-    "assets/memsite/filter.js",
-)
 
 
 class MemsitePluginConfig(Config):  # type: ignore[no-untyped-call]
@@ -68,8 +64,7 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
         self.prefix = "memory/"
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
-        from memsite.memory import Memory
-        from memsite.portal.build import portal_for
+        from memsite.portal.gather import plugin_portal
         from memsite.portal.searchdata import import_lunr
 
         import_lunr()
@@ -78,15 +73,11 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
             raise PluginError(f"memsite plugin: 'path' must stay inside the site, got {path!r}")
         self.prefix = f"{path}/" if path else ""
         base = Path(config.config_file_path or ".").resolve().parent
-        explicit = str((base / self.config.store).resolve()) if self.config.store else None
         try:
-            memory = Memory.open(explicit, os.environ, base)
-            portal = portal_for(memory, findings=memory.findings(), site_name="Memory")
+            self.portal, self.watched = plugin_portal(self.config.store, base)
         except MemsiteError as exc:
             raise PluginError(f"memsite plugin: {exc}") from None
-        self.portal = portal
         self.renderer = Renderer()
-        self.watched = [memory.store.entries_dir, memory.store.config_path]  # LeanSpec: its own
         config.extra_css.append(f"{self.prefix}assets/memsite/portal.css")
         return config
 
@@ -107,12 +98,8 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
             for _, target in nav_items(portal)
             for path in ([target] if isinstance(target, str) else [p for _, p in target])
         }
-        for page in renderer.main_pages(portal):
+        for page in pages(portal, renderer):
             self._add(files, config, page, in_nav=page.path in in_nav and own_nav)
-        for page in renderer.tag_pages(portal):
-            self._add(files, config, page, in_nav=False)
-        for entry in portal.entries:
-            self._add(files, config, renderer.entry_page(portal.page(entry.id)), in_nav=False)
         sources = {name: site_config_dir() / "docs" / name for name in ASSETS}
         for name, source in sources.items():
             files.append(
@@ -220,15 +207,11 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
         return server
 
     def on_post_build(self, *, config: MkDocsConfig) -> None:
-        from memsite.portal.searchdata import search_files
-
         portal, renderer = self.portal, self.renderer
         assert portal is not None and renderer is not None
         root = Path(config.site_dir) / self.prefix
-        outputs = {rel: make().encode("utf-8") for rel, _, make in raw_files(portal, renderer)}
-        outputs.update(search_files(portal))
         try:
-            for rel, data in outputs.items():
+            for rel, data in files_of(portal, renderer):
                 write_atomic(root / rel, data)
         except MemsiteError as exc:
             raise PluginError(f"memsite plugin: {exc}") from None

@@ -17,14 +17,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from memsite.version import __version__
-from memsite.errors import GitError, MemsiteError
+from memsite.core.text import one_line
+from memsite.errors import MemsiteError
 from memsite.files import write_atomic
-from memsite.storage.git import first_line, repo_top, run_git
+from memsite.memory import repository
+from memsite.version import __version__
 
 if TYPE_CHECKING:
     from memsite.memory import Memory
-    from memsite.storage.layout import Store
 
 WORKFLOW_PATH = ".github/workflows/memsite-pages.yml"
 # Actions pinned to full commit hashes (a tag can be moved); the comment names the release.
@@ -179,23 +179,20 @@ jobs:
 """
 
 
-def write_pages_workflow(store: Store) -> str:
+def write_pages_workflow(memory: Memory) -> str:
     """Write ``.github/workflows/memsite-pages.yml`` at the top of the repository."""
-    return _write_workflow(store, WORKFLOW_PATH, pages_workflow)
+    return _write_workflow(memory, WORKFLOW_PATH, pages_workflow)
 
 
-def write_check_workflow(store: Store) -> str:
+def write_check_workflow(memory: Memory) -> str:
     """Write ``.github/workflows/memsite-check.yml`` at the top of the repository."""
-    return _write_workflow(store, CHECK_WORKFLOW_PATH, check_workflow)
+    return _write_workflow(memory, CHECK_WORKFLOW_PATH, check_workflow)
 
 
-def _write_workflow(store: Store, name: str, text: Callable[[str], str]) -> str:
-    try:
-        top = repo_top(store.project_root)
-    except MemsiteError:
-        top = store.project_root
+def _write_workflow(memory: Memory, name: str, text: Callable[[str], str]) -> str:
+    top = memory.project_top()
     path = top / name
-    write_atomic(path, text(os.path.relpath(store.root, top)).encode("utf-8"))
+    write_atomic(path, text(os.path.relpath(memory.store.root, top)).encode("utf-8"))
     return str(path)
 
 
@@ -213,14 +210,8 @@ def gh_deploy(
 
     from memsite.portal.build import build_site
 
-    try:
-        top = repo_top(memory.store.project_root)
-    except GitError:
-        raise MemsiteError(
-            f"{memory.store.project_root} is not inside a git repository: gh-deploy publishes "
-            "to a branch of one"
-        ) from None
-    if run_git(top, "remote", "get-url", remote, check=False).returncode != 0:
+    repo = repository(memory.store.project_root)
+    if not repo.has_remote(remote):
         raise MemsiteError(
             f"git remote {remote!r} does not exist: add it (git remote add {remote} URL) "
             "or pass --remote"
@@ -232,16 +223,14 @@ def gh_deploy(
         f"Deploy the memsite portal ({result.entries} entries) with memsite {__version__}"
     )
     try:
-        with contextlib.chdir(top):
+        with contextlib.chdir(repo.top):
             ghp_import.ghp_import(
                 str(site_dir), mesg=mesg, remote=remote, branch=branch, push=False, nojekyll=True
             )
     except ghp_import.GhpError as exc:
-        raise MemsiteError(f"gh-deploy failed: {first_line(str(exc.message))}") from None
-    push = ["push", remote, branch] + (["--force"] if force else [])
-    done = run_git(top, *push, check=False)
-    if done.returncode != 0:
-        raise MemsiteError(
-            f"gh-deploy failed to push {branch} to {remote}: {first_line(done.stderr)}"
-        )
+        raise MemsiteError(f"gh-deploy failed: {one_line(str(exc.message))[:300]}") from None
+    try:
+        repo.push(remote, branch, force=force)
+    except MemsiteError as exc:
+        raise MemsiteError(f"gh-deploy failed to push {branch} to {remote}: {exc}") from None
     return Deployed(site_dir, remote, branch, result.entries)

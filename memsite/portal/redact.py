@@ -6,8 +6,9 @@ import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
-from memsite.core.entry import Entry, map_strings
+from memsite.core.entry import Entry
 from memsite.core.secrets import is_allowed, redact
+from memsite.core.text import map_strings
 
 
 class Redactor:

@@ -1,17 +1,15 @@
-"""Portal pages from the Jinja templates in ``templates/``: bodies of every page, raw files. Pure.
+"""Portal pages from the Jinja templates in ``templates/``: the body of every page, and the
+texts of llms.txt and feed.xml (``feed``).
 
 Pages are rendered as ready HTML (Jinja with autoescape; entry text through the ``text`` filter),
 never as Markdown. A :class:`Renderer` keeps what it rendered keyed by the (hashable) views it
 rendered from, so a rebuild after one new entry renders only the pages and fragments whose
-data changed. ``feed.xml`` (Atom, RFC 4287) lists the latest changes: facts created, replaced
-and retired (:func:`feed_changes`).
+data changed. The templates are files: this module reads them (through Jinja's loader).
 """
 
 from __future__ import annotations
 
 import calendar
-import heapq
-import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -21,6 +19,8 @@ from typing import Any
 
 from markupsafe import Markup
 
+from memsite.core.review import KINDS
+from memsite.portal.feed import FEED_NAMESPACE, feed_changes, xml_text
 from memsite.portal.model import (
     CategoryView,
     EntryPage,
@@ -34,40 +34,6 @@ from memsite.portal.resources import templates_dir
 from memsite.portal.text import render_plain, render_text, safe_title, split_sentence, word_diff
 
 RECENT = 15
-FEED_SIZE = 50
-# Names feed ids (urn:uuid:) of sites without a site_url: a stable id from the site name.
-FEED_NAMESPACE = uuid.UUID("8f0c6b5e-3a55-4d0e-9a47-6c1f2e7d9b13")
-# What XML 1.0 cannot hold even as a character reference: most C0 controls, lone surrogates,
-# U+FFFE and U+FFFF (a feed reader would reject the whole document).
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-# The review page's sections, in order (what a claim needs first), each with what to do; a
-# kind not listed here comes last, under its own name.
-REVIEW_KINDS = {
-    "fork": "Branches amended the same fact in different ways: write one fact that supersedes "
-    "all of them, or retire the wrong ones.",
-    "possible_conflict": "Active facts that may say opposite things: supersede or retire the "
-    "wrong one; if both hold, link them distinct-from.",
-    "drift": "The files these facts are anchored to changed: check each fact against the code, "
-    "then verify it again with --repin, amend it or retire it.",
-    "stale": "Nobody confirmed these facts within the review period (memory.reviewAfterDays): "
-    "verify those that still hold, amend or retire the others.",
-    "contradiction": "Entries with the same key disagree and the newest wins: supersede the "
-    "others to settle it.",
-    "secret": "Entries that look like they hold a credential (redacted here): remove them and "
-    "rotate the credential.",
-    "duplicate": "Entries that say the same: the newest is kept; nothing to do unless the "
-    "older ones should be deleted.",
-    "near_duplicate": "Entries that say almost the same: supersede one or merge them.",
-    "cycle": "Entries that supersede each other in a loop: supersede the loop with one entry.",
-    "dangling_supersedes": "Entries superseding ids not in this checkout (perhaps on another "
-    "branch): merge that branch or ignore.",
-    "unknown_category": "Categories the config does not list: add them to memory.categories.",
-    "invalid_file": "Files in entries/ that could not be read: fix or delete them.",
-    "future_timestamp": "Entries dated in the future win every contradiction: supersede them "
-    "with correctly dated entries.",
-    "secret_allowed": "Entries published as written because a person marked them allow_secret: "
-    "make sure none is a real credential.",
-}
 ENTRY_SHELL = "entries/memsite-shell/"
 TAG_SHELL = "tags/memsite-shell/"
 MONTH_SHELL = "timeline/memsite-shell/"
@@ -394,100 +360,11 @@ def month_title(month: str) -> str:
 
 
 def review_groups(findings: Iterable[FindingView]) -> list[tuple[str, str, list[FindingView]]]:
-    """Findings by kind as (kind, what to do, findings), in :data:`REVIEW_KINDS` order; other
-    kinds follow in the order they first appear. Each kind keeps its findings' order."""
+    """Findings by kind as (kind, what to do, findings), in the order of ``core.review.KINDS``;
+    other kinds follow in the order they first appear. Each kind keeps its findings' order."""
     groups: dict[str, list[FindingView]] = {}
     for finding in findings:
         groups.setdefault(finding.kind, []).append(finding)
-    order = list(REVIEW_KINDS)
-    kinds = sorted(groups, key=lambda k: order.index(k) if k in REVIEW_KINDS else len(order))
-    return [(kind, REVIEW_KINDS.get(kind, ""), groups[kind]) for kind in kinds]
-
-
-def xml_text(value: object) -> str:
-    """``value`` as text XML 1.0 can hold: the characters it forbids removed (escaping is the
-    template's: autoescape)."""
-    return _NOT_XML.sub("", str(value))
-
-
-@dataclass(frozen=True)
-class FeedChange:
-    """One change of the memory as the feed shows it: ``entry`` is the fact its link, text and
-    category are taken from (for a replacement, the new fact)."""
-
-    id: str  # the Atom id: urn:uuid:<fact>, with a fragment for a replacement or retirement
-    kind: str  # "created", "replaced" or "retired"
-    updated: str  # RFC 3339, UTC
-    title: str
-    entry: EntryView
-    author: str | None
-
-
-def _change_keys(portal: Portal) -> Iterator[tuple[str, str, str, str]]:
-    """(time, kind, fact id, new fact id) of every change: each entry's creation (as the
-    replacement of each fact it supersedes, when it supersedes any here) and each retirement."""
-    for entry in portal.entries:
-        older = [i for i in entry.supersedes if i in portal.by_id]
-        for old in older:
-            yield (entry.created, "replaced", old, entry.id)
-        if not older:
-            yield (entry.created, "created", entry.id, "")
-    for fact_id, claims in portal.claims.items():
-        if claims.retired is not None and fact_id in portal.by_id:
-            yield (claims.retired.created, "retired", fact_id, "")
-
-
-def feed_changes(portal: Portal, limit: int = FEED_SIZE) -> list[FeedChange]:
-    """The ``limit`` latest changes, newest first (ties in a fixed order): only those are
-    made into views, whatever the size of the memory."""
-    changes = []
-    for updated, kind, fact_id, new_id in heapq.nlargest(limit, _change_keys(portal)):
-        fact = portal.by_id[fact_id]
-        urn = f"urn:uuid:{fact_id.lower()}"
-        if kind == "replaced":
-            new = portal.by_id[new_id]
-            change = FeedChange(
-                f"{urn}#replaced-by-{new_id.lower()}",
-                kind,
-                updated,
-                f"{fact.title} replaced by {new.title}",
-                new,
-                new.agent,
-            )
-        elif kind == "retired":
-            retired = portal.claims[fact_id].retired
-            agent = retired.agent if retired is not None else None
-            change = FeedChange(
-                f"{urn}#retired", kind, updated, f"Retired: {fact.title}", fact, agent
-            )
-        else:
-            change = FeedChange(urn, kind, updated, fact.title, fact, fact.agent)
-        changes.append(change)
-    return changes
-
-
-def raw_files(
-    portal: Portal, renderer: Renderer, base_url: str = ""
-) -> Iterator[tuple[str, Any, Callable[[], str]]]:
-    """The non-HTML outputs: ``index.md``, ``llms.txt``, ``feed.xml`` and
-    ``entries/<id>.json``, as (path, key, render): an entry's JSON file has its
-    :class:`~memsite.portal.model.JsonSource` as key (the same object while the entry is
-    unchanged), and is made only when ``render`` is called; the others' key is None."""
-    yield ("index.md", None, lambda: portal.index_md)
-    yield ("llms.txt", None, lambda: renderer.llms_txt(portal, base_url))
-    yield ("feed.xml", None, lambda: renderer.feed_xml(portal, base_url))
-    for entry_id, source in portal.json_sources.items():
-        yield (f"entries/{entry_id}.json", source, source.text)
-
-
-def nav_items(portal: Portal) -> list[tuple[str, str | list[tuple[str, str]]]]:
-    """The navigation: title → page path (relative to the portal root), entries left out."""
-    configured = [c for c in portal.categories if c.configured]
-    return [
-        ("Home", ""),
-        ("Categories", [(c.title, f"categories/{c.slug}/") for c in configured]),
-        ("Tags", "tags/"),
-        ("Timeline", "timeline/"),
-        ("Review", "review/"),
-        ("Search", "search/"),
-    ]
+    order = list(KINDS)
+    kinds = sorted(groups, key=lambda k: order.index(k) if k in KINDS else len(order))
+    return [(kind, KINDS.get(kind, ""), groups[kind]) for kind in kinds]

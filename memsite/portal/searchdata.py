@@ -54,9 +54,9 @@ from operator import itemgetter
 from typing import Any
 
 from memsite.core import ranking
-from memsite.core.compaction import STATUSES
-from memsite.core.stem import name_terms, stem
-from memsite.core.text import normalize, one_line, word_tokens
+from memsite.core.schema import STATUSES
+from memsite.core.stem import MIN_WORD, entry_terms
+from memsite.core.text import normalize, one_line
 from memsite.portal.model import EntryView, Portal
 
 VERSION = 3
@@ -71,7 +71,6 @@ TEXT_MAX = 600  # characters of an entry's text kept for its snippet
 SCALE = 50  # impacts are round(weight * SCALE): at most about 2.2 * 50 = 110
 DAY = 86_400
 ID_CHARS = 2
-MIN_WORD = 3  # the CLI's word table keeps words of 3+ characters
 _CODE_TICKS = re.compile(r"(`+)(.+?)\1")
 
 
@@ -93,30 +92,17 @@ def import_lunr() -> None:
             del sys.modules["nltk"]
 
 
-def meta_terms(tags: Iterable[str], key: str | None) -> list[str]:
-    """The analysed terms of an entry's tags and key, each once (as the CLI's index has them)."""
-    names = (*tags, *([key] if key else []))
-    return list(dict.fromkeys(t for name in names for t in name_terms(name)[0]))
-
-
 def status_order() -> list[str]:
     """Statuses with ``active`` first (a posting's low bits; 0 is the common case)."""
     return sorted(STATUSES, key=lambda s: s != "active")
 
 
 def analysed(entry: EntryView) -> tuple[list[str], list[str], set[str]]:
-    """An entry's content terms, tag and key terms, and raw words (for typo matching).
-
-    The same as the CLI's index makes of it (``core.stem.terms``; the words table keeps words
-    of :data:`MIN_WORD` characters or more).
-    """
-    tokens = word_tokens(normalize(entry.content))
-    body = [stem(t) for t in tokens]
+    """An entry's content terms, tag and key terms, and the words kept for typo matching:
+    ``core.stem.entry_terms``, the CLI's analysis, of the portal's (redacted) text."""
     names = (*(t.name for t in entry.tags), *([entry.key] if entry.key else []))
-    words = {w for w in tokens if len(w) >= MIN_WORD}
-    for name in names:
-        words.update(w for w in name_terms(name)[1] if len(w) >= MIN_WORD)
-    return body, meta_terms(names, None), words
+    body, meta, words, _ = entry_terms(normalize(entry.content), names)
+    return body, meta, {w for w in words if len(w) >= MIN_WORD}
 
 
 def search_order(portal: Portal) -> list[EntryView]:

@@ -4,7 +4,7 @@ The built site lives in the store's ``cache/serve-site/``. A threaded HTTP serve
 and adds a small script to every HTML page that long-polls ``/livereload/<epoch>``; the answer
 comes when a rebuild finishes, and the page reloads itself. watchdog watches ``entries/`` and
 the config file. A change in ``entries/`` is an incremental update: rescan (cached), compact,
-then re-render and rewrite only the pages whose data changed; the Lunr index and the review
+then re-render and rewrite only the pages whose data changed; the search index and the review
 findings follow in a background thread. A config change rebuilds everything.
 """
 
@@ -26,11 +26,15 @@ from typing import Any
 
 from watchdog.events import FileSystemEventHandler
 
-from memsite.core.compaction import Finding
+from memsite.core.review import Finding
 from memsite.errors import MemsiteError
 from memsite.memory import Memory
-from memsite.portal.build import build_site, portal_for
-from memsite.portal.model import Portal, PortalCache, secret_ids
+from memsite.portal.build import build_site
+from memsite.portal.cache import PortalCache
+from memsite.portal.derive import secret_ids
+from memsite.portal.gather import findings as gather_findings
+from memsite.portal.gather import portal_for
+from memsite.portal.model import Portal
 from memsite.portal.searchdata import search_files
 from memsite.portal.site import Site
 
@@ -176,7 +180,7 @@ def _site_url(host: str, port: int) -> str:
 
 
 def cold_build(memory: Memory, site_dir: Path, site_url: str, cache: PortalCache) -> Session:
-    memory.model.known = {}  # unchanged entries keep their objects from one rebuild to the next
+    memory = memory.reopen(remember=True)  # unchanged entries keep their objects from now on
     site, portal, _ = build_site(memory, site_dir, site_url=site_url, cache=cache)
     findings = [
         Finding(f.kind, tuple(e.id for e in f.entries), f.files, f.message) for f in portal.findings
@@ -189,13 +193,12 @@ def update(session: Session, log: Callable[[str], None]) -> Session:
     started = time.perf_counter()
     store = session.memory.store
     if store.config_bytes() != session.config_bytes:
-        memory = Memory(store, store.load_config())
+        memory = session.memory.reopen()
         with session.lock:
             fresh = cold_build(memory, session.site.site_dir, session.site_url, PortalCache())
         log(f"Config changed: rebuilt everything in {time.perf_counter() - started:.1f} s")
         return fresh
-    memory = Memory(store, session.memory.config)
-    memory.model.known = session.memory.model.known
+    memory = session.memory.reopen(remember=True)
     # The rebuild makes a million short-lived objects (every entry read again) next to the
     # millions the session keeps: the collector's passes over them cost a quarter of it. What
     # little cyclic garbage it leaves is collected once it is done.
@@ -214,7 +217,8 @@ def update(session: Session, log: Callable[[str], None]) -> Session:
 
 
 def background(session: Session) -> None:
-    """The slower follow-ups of a rebuild: Lunr index, review findings (full secret scan)."""
+    """The slower follow-ups of a rebuild: the search index, the review's findings (full
+    secret scan)."""
     generation = session.generation
     memory, portal = session.memory, session.portal
     files = search_files(portal)
@@ -222,7 +226,7 @@ def background(session: Session) -> None:
         if generation != session.generation:
             return
         session.site.write_search(files, atomic=True)
-    findings = memory.findings()
+    findings = gather_findings(memory)
     rescan = bool(secret_ids(findings) - secret_ids(session.findings))
     with session.lock:
         if generation != session.generation:
@@ -371,7 +375,7 @@ def serve(
 def _follow_up(
     box: dict[str, Session], pending: threading.Event, error: Callable[[str], None]
 ) -> None:
-    """The background worker: after each rebuild, the Lunr index and the review findings."""
+    """The background worker: after each rebuild, the search index and the review findings."""
     while True:
         pending.wait()
         pending.clear()

@@ -15,10 +15,11 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from memsite.files import storage_errors, write_atomic
 from memsite.portal.frames import SHELL_ID, Frame
 from memsite.portal.model import Portal
-from memsite.portal.render import PageGroup, PageOut, Renderer, raw_files
-from memsite.files import storage_errors, write_atomic
+from memsite.portal.outputs import raw_files
+from memsite.portal.render import PageGroup, PageOut, Renderer
 
 MARKER = ".memsite-site"
 

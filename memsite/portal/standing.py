@@ -1,23 +1,27 @@
 """What the portal shows of a fact beyond its status: badges (stale, drifted, verified), its
 anchors and their state today, its typed links, its verifications and its retirement. Pure.
 
-:func:`memsite.portal.build.portal_for` reads the files and records once per build and turns
-each fact's standing into a :class:`FactClaims` here; :func:`memsite.portal.model.build_portal`
-redacts it (:func:`redacted`) with everything else. Every value is hashable, so equal claims
-render to equal HTML and the render caches stay warm.
+The memory gives each fact's standing once per build (``memory.portal_input``);
+:func:`claims_of` turns them into :class:`FactClaims` here, and ``derive.build_portal``
+redacts them (:func:`redacted`) with everything else. Every value is hashable, so equal
+claims render to equal HTML and the render caches stay warm.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
-from urllib.parse import quote, urlsplit
+from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from memsite.core.anchors import CHANGED, DRIFTED, MISSING, RENAMED, Anchor, Located
 from memsite.core.entry import format_created
 from memsite.core.records import Record
+from memsite.core.schema import ACTIVE, RETIRED
+from memsite.core.standing import Standing
+
+if TYPE_CHECKING:
+    from memsite.core.compaction import Compaction
 
 # How a link reads on each of its two pages: "<this fact> refines → X", "← refined by X".
 LINK_PHRASES = {
@@ -39,20 +43,6 @@ STATE_LABELS = {
     "missing": "Missing: the file is gone",
     "renamed": "Renamed",
 }
-_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-_UNSAFE_URL = re.compile(r"[\s\"'<>\\`\x00-\x1f\x7f]")
-
-
-class StandingLike(Protocol):
-    """The parts of :class:`memsite.memory.claims.Standing` the portal shows."""
-
-    anchors: list[tuple[Anchor, Located]]
-    verified: list[Record]
-    links: list[dict[str, Any]]
-    stale: bool
-
-    @property
-    def drifted(self) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,22 +122,6 @@ class FactClaims:
         return (self.stale, self.drifted, self.verified)
 
 
-def repo_blob_base(repo_url: Any, commit: str | None, prefix: str = "") -> str | None:
-    """``<repo_url>/blob/<commit>/<prefix>``, or None unless ``repo_url`` is a plain http(s)
-    URL and ``commit`` a full commit id (``prefix``: the project's folder in the repository)."""
-    if not isinstance(repo_url, str) or commit is None or not _COMMIT.fullmatch(commit):
-        return None
-    url = repo_url.strip().rstrip("/").removesuffix(".git")
-    if _UNSAFE_URL.search(url):
-        return None
-    parts = urlsplit(url)
-    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-        return None
-    if parts.query or parts.fragment:
-        return None
-    return f"{url}/blob/{commit}/{quote(prefix.strip('/') + '/', safe='/') if prefix else ''}"
-
-
 def _lines(lines: tuple[int, int] | None) -> str | None:
     return f"{lines[0]}-{lines[1]}" if lines is not None else None
 
@@ -174,7 +148,7 @@ def anchor_view(anchor: Anchor, state: Located, base: str | None) -> AnchorView:
 
 
 def fact_claims(
-    standing: StandingLike,
+    standing: Standing,
     *,
     active: bool,
     retirement: Record | None = None,
@@ -237,3 +211,25 @@ def redact_all(
     claims: Mapping[str, FactClaims], text: Callable[[str], str]
 ) -> dict[str, FactClaims]:
     return {entry_id: redacted(c, text) for entry_id, c in sorted(claims.items())}
+
+
+def claims_of(
+    result: Compaction,
+    standings: Mapping[str, Standing],
+    retirements: Mapping[str, Record],
+    base: str | None,
+) -> dict[str, FactClaims]:
+    """The claims of every fact whose standing has something to show (``base``: where its
+    anchored files are linked)."""
+    claims = {}
+    for entry_id, standing in standings.items():
+        status = result.status[entry_id]
+        claim = fact_claims(
+            standing,
+            active=status == ACTIVE,
+            retirement=retirements.get(entry_id) if status == RETIRED else None,
+            base=base,
+        )
+        if claim != FactClaims():
+            claims[entry_id] = claim
+    return claims

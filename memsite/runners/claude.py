@@ -22,9 +22,9 @@ from pathlib import Path
 from typing import Any
 
 from memsite.errors import StorageError
+from memsite.files import write_atomic
 from memsite.runners.base import Runner, Wiring
 from memsite.runners.targets import HookTable, JsonHooks, JsonServer, MarkdownBlock
-from memsite.files import write_atomic
 
 HOOK_CONTEXT_MAX = 9_000
 HOOK_OUTPUT_MAX = 10_000

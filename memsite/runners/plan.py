@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from memsite.errors import StorageError
+from memsite.files import read_text, storage_errors, write_atomic
 from memsite.runners import registry
 from memsite.runners.base import Runner, Target, Wiring
 from memsite.runners.edits import dump_json
-from memsite.files import read_text, storage_errors, write_atomic
 
 
 @dataclass

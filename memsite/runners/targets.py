@@ -21,10 +21,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from memsite.blocks import add_block, find_block, remove_block
 from memsite.errors import InvalidInputError
 from memsite.runners import edits
 from memsite.runners.base import Wiring
-from memsite.blocks import add_block, find_block, remove_block
 
 BEGIN = "<!-- memsite:begin -->"
 END = "<!-- memsite:end -->"

@@ -10,10 +10,10 @@ import json
 import marshal
 from typing import Any
 
-from memsite.version import __version__
 from memsite.errors import StorageError
 from memsite.files import replace_if_changed
 from memsite.storage.layout import Store
+from memsite.version import __version__
 
 STATE_FILE = "state.json"
 SECRETS_FILE = "secrets.marshal"

@@ -16,21 +16,19 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from stat import S_ISLNK, S_ISREG
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from memsite.core.entry import (
-    Entry,
-    entry_from_object,
-    filename_for,
-    load_object,
-    parse_created,
-    serialize,
-)
+from memsite.core.entry import Entry, entry_from_object, filename_for, load_object, parse_created
 from memsite.core.records import Record, is_record, record_from_object
+from memsite.core.schema import REPEATED_VALUES, SCHEMA_KEYS
 from memsite.core.text import has_surrogate
+from memsite.core.validate import serialize
 from memsite.errors import InvalidEntryFileError, StorageError
 from memsite.files import link_new, read_bounded, unlink
 from memsite.storage.layout import Store
+
+if TYPE_CHECKING:
+    from memsite.storage.index import Index
 
 try:
     import fcntl
@@ -81,6 +79,29 @@ def write_entry(
     return path, tried[attempt]
 
 
+def write_indexed(
+    store: Store,
+    index: Index,
+    decide: Callable[[], dict[str, Any] | None],
+    new_id: Callable[[], str] = _new_id,
+) -> tuple[Path, dict[str, Any]] | None:
+    """The one way an entry or record file is written: under the store's write lock, ``decide``
+    looks at an index that holds what every other writer linked before the lock, and gives the
+    object to write (None: nothing); the file is linked and taken into the index at once.
+
+    The index stays trusted across the write when it was trusted just before the link: under
+    the lock nothing but this writer changes the folder."""
+    with write_lock(store):
+        index.forget()
+        obj = decide()
+        if obj is None:
+            return None
+        before = index.before_write()
+        path, obj = write_entry(store, obj, new_id)
+        index.wrote(path, before)
+    return path, obj
+
+
 def delete_entry_file(store: Store, filename: str) -> Path:
     path = store.entry_path(filename)
     unlink(path)
@@ -126,14 +147,6 @@ def listing(store: Store) -> list[tuple[str, str, os.stat_result]]:
     return found
 
 
-# The schema's keys, and the fields whose values repeat across many entries (a store has a
-# few categories, confidences, agents and tags): see entry_row.
-_KEYS = frozenset(
-    "id category content created confidence tags supersedes agent key reason anchors".split()
-)
-_REPEATED = frozenset(("category", "confidence", "agent", "key"))
-
-
 def _shared(value: Any) -> Any:
     return sys.intern(value) if type(value) is str else value
 
@@ -150,9 +163,9 @@ def entry_row(entry: Entry) -> tuple[Any, ...]:
     about 100 MB at 100k; an unknown key, which any file may make up, is left alone)."""
     raw: dict[str, Any] = {}
     for name, value in entry.raw.items():
-        if name in _KEYS:
+        if name in SCHEMA_KEYS:
             name = sys.intern(name)
-            if name in _REPEATED:
+            if name in REPEATED_VALUES:
                 value = _shared(value)
             elif name == "tags" and type(value) is list:
                 value = [_shared(tag) for tag in value]

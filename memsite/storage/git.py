@@ -1,4 +1,6 @@
-"""Git, the one way memsite calls it: a helper that runs git and git hooks that recompact.
+"""Git, the one place memsite runs it: every question the other layers ask of git (the work
+tree's top, the store's folder in it, HEAD, the commits that added entry files, renames, a
+pull request's merge base and new files, remotes), and the hooks that recompact.
 
 Each hook gets a marked block, appended to any existing hook and replaced (never duplicated)
 when `init --git-hook` runs again; content outside the block is left as it was.
@@ -11,10 +13,11 @@ import shlex
 import stat
 import subprocess
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
-from memsite.errors import GitError, StorageError
 from memsite.blocks import add_block
+from memsite.errors import GitError, StorageError
 from memsite.files import read_text, storage_errors, write_atomic
 
 HOOKS = ("post-merge", "post-checkout", "post-rewrite")
@@ -96,3 +99,152 @@ def install_hooks(store_root: Path, project_root: Path) -> list[str]:
             path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
         written.append(str(path))
     return written
+
+
+# --- questions about a repository -----------------------------------------------------------
+
+
+def _answer(cwd: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
+    """git's answer, or None when git is missing or fails (the caller does without)."""
+    try:
+        done = run_git(cwd, *args, check=False)
+    except GitError:
+        return None
+    return done if done.returncode == 0 else None
+
+
+def show_prefix(path: Path) -> str:
+    """``path``'s folder inside its git work tree, as git spells paths ('' at the top, or
+    outside a work tree)."""
+    done = _answer(path, "rev-parse", "--show-prefix")
+    return done.stdout.strip() if done is not None else ""
+
+
+def prefix_and_head(path: Path) -> tuple[str, str] | None:
+    """``path``'s folder inside its work tree and the HEAD commit; None without either."""
+    done = _answer(path, "rev-parse", "--show-prefix", "HEAD")
+    lines = done.stdout.splitlines() if done is not None else []
+    if len(lines) != 2:
+        return None
+    return lines[0].strip(), lines[1].strip()
+
+
+def added_commits(folder: Path) -> dict[str, str]:
+    """File name in ``folder`` → the latest commit that added it (one ``git log`` for all;
+    names relative to the folder, its sub-folders left out)."""
+    done = _answer(
+        folder,
+        *("-c", "core.quotePath=false", "log", "--diff-filter=A", "--no-renames"),
+        *("--relative", "--name-only", "--format=%H", "--", "."),
+    )
+    added: dict[str, str] = {}
+    commit = ""
+    for line in done.stdout.splitlines() if done is not None else []:
+        if len(line) in (40, 64) and all(c in "0123456789abcdef" for c in line):
+            commit = line
+        elif line and "/" not in line and not line.startswith('"') and commit:
+            added.setdefault(line, commit)  # newest first: the latest addition of the file
+    return added
+
+
+def renames(root: Path, wanted: Iterable[str]) -> dict[str, str]:
+    """old → new paths git knows of (relative to the work tree's top): uncommitted renames
+    first, then renames in recent history when some of ``wanted`` are not among them."""
+    moves: dict[str, str] = {}
+    done = _answer(root, "diff", "-M", "--name-status", "-z", "HEAD")
+    if done is not None:
+        moves.update(_renames(done.stdout))
+    if any(p not in moves for p in wanted):
+        done = _answer(
+            root,
+            *("log", "-M", "--diff-filter=R", "--name-status", "-z", "--format="),
+            *("-n", "2000", "--reverse", "HEAD"),
+        )
+        if done is not None:
+            for old, new in _renames(done.stdout).items():
+                moves.setdefault(old, new)
+    return moves
+
+
+def _renames(output: str) -> dict[str, str]:
+    """old → new paths from ``--name-status -z`` output (R<score> old new)."""
+    parts = output.split("\0")
+    moves = {}
+    i = 0
+    while i < len(parts):
+        status = parts[i]
+        if status.startswith("R") and i + 2 < len(parts):
+            moves[parts[i + 1]] = parts[i + 2]
+            i += 3
+        elif status.startswith("C") and i + 2 < len(parts):
+            i += 3
+        elif status:
+            i += 2
+        else:
+            i += 1
+    return moves
+
+
+def commit_of(top: Path, ref: str) -> str | None:
+    """The commit ``ref`` names, or None when it names none."""
+    done = _answer(top, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    return done.stdout.strip() if done is not None else None
+
+
+def merge_base(top: Path, ref: str) -> tuple[str | None, str]:
+    """(the merge base of ``ref`` and HEAD, None and why there is none)."""
+    done = run_git(top, "merge-base", ref, "HEAD", check=False)
+    if done.returncode == 0:
+        return done.stdout.strip(), ""
+    shallow = run_git(top, "rev-parse", "--is-shallow-repository", check=False)
+    if shallow.stdout.strip() == "true":
+        return None, (
+            "this clone is shallow: fetch the full history (`git fetch --unshallow`, or "
+            "`fetch-depth: 0` in actions/checkout)"
+        )
+    return None, first_line(done.stderr) if done.stderr.strip() else "they share no history"
+
+
+def added_since(top: Path, commit: str, folder: str) -> list[str]:
+    """Paths of the files added to ``folder`` (relative to ``top``) since ``commit``."""
+    done = run_git(
+        top,
+        *("diff", "--name-only", "--diff-filter=A", "-z", "--no-renames", commit, "HEAD"),
+        *("--", folder),
+    )
+    return [path for path in done.stdout.split("\0") if path]
+
+
+def has_remote(top: Path, remote: str) -> bool:
+    return _answer(top, "remote", "get-url", remote) is not None
+
+
+def push(top: Path, remote: str, branch: str, *, force: bool = False) -> None:
+    """Push ``branch`` to ``remote``; GitError with git's own reason when it fails."""
+    run_git(top, "push", remote, branch, *(["--force"] if force else []))
+
+
+def project_top(path: Path) -> Path:
+    """The top of the git work tree holding ``path``, or ``path`` itself outside one."""
+    try:
+        return repo_top(path)
+    except GitError:
+        return path
+
+
+class Repository:
+    """The git work tree holding a folder, for what publishing asks of it."""
+
+    def __init__(self, path: Path) -> None:
+        try:
+            self.top = repo_top(path)
+        except GitError:
+            raise GitError(
+                f"{path} is not inside a git repository: gh-deploy publishes to a branch of one"
+            ) from None
+
+    def has_remote(self, remote: str) -> bool:
+        return has_remote(self.top, remote)
+
+    def push(self, remote: str, branch: str, *, force: bool = False) -> None:
+        push(self.top, remote, branch, force=force)

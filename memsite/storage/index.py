@@ -32,12 +32,12 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from memsite.version import __version__
-from memsite.core.entry import CONFIDENCE_RANK, Entry
+from memsite.core.entry import Entry
 from memsite.core.records import Record
+from memsite.core.schema import ACTIVE, CONFIDENCE_RANK
 from memsite.errors import StorageError
-from memsite.storage.entries import InvalidFile, entry_from_row
 from memsite.files import TEMP_SUFFIX, is_temporary
+from memsite.storage.entries import InvalidFile, entry_from_row
 from memsite.storage.layout import Store
 from memsite.storage.prepare import (
     PARALLEL,
@@ -51,6 +51,7 @@ from memsite.storage.prepare import (
     read_entry_file,
     statuses,
 )
+from memsite.version import __version__
 
 if TYPE_CHECKING:
     from memsite.core.anchors import Anchor
@@ -59,7 +60,6 @@ if TYPE_CHECKING:
 
 # The rules are imported where they are used: `context` with fresh views opens the index
 # only to learn that nothing changed, and pays for no more.
-ACTIVE = "active"  # compaction.ACTIVE (tests check that they agree)
 
 DB_FILE = "index.sqlite3"
 PROBE_FILE = "clock"
@@ -662,7 +662,8 @@ class Index:
 
         if not rows:
             return set()
-        result = compact([r.entry() for r in rows], (), self.retired([r.id for r in rows]))
+        rows_retired = self.retired([r.id for r in rows])
+        result = compact([r.entry() for r in rows], (), rows_retired, report=False)
         changes = []
         dirty: set[str] = set()
         for row in rows:
@@ -956,7 +957,7 @@ class Index:
     def match_id(self, ref: str) -> str:
         """The one id ``ref`` names (a full id, or a prefix of 4+ hex characters of one id);
         the errors of ``review.id_reference`` and ``review.choose_id`` otherwise."""
-        from memsite.core.review import choose_id, id_reference
+        from memsite.core.ids import choose_id, id_reference
 
         value = id_reference(ref)
         if self.has_id(value):

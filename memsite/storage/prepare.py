@@ -20,9 +20,10 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from memsite.core.entry import CONFIDENCE_RANK, Entry
+from memsite.core.entry import Entry
 from memsite.core.records import Record
-from memsite.core.text import has_surrogate, word_tokens
+from memsite.core.schema import CONFIDENCE_RANK
+from memsite.core.text import has_surrogate
 from memsite.storage.entries import entry_from_row, entry_row, load, parse_item, unusable
 
 PARALLEL = 2000  # items above which a second process takes part of them
@@ -142,7 +143,7 @@ def statuses(found: Sequence[Prepared], retired: set[str]) -> list[str | None]:
     few fields it reads; None for a file repeating an id that another file holds."""
     from memsite.core.compaction import compact
 
-    result = compact([item.entry() for item in found], (), retired)
+    result = compact([item.entry() for item in found], (), retired, report=False)
     decided: list[str | None] = []
     for item in found:
         file, entry_id = item.columns[:2]
@@ -278,17 +279,12 @@ def _prepare(path: str, name: str, limit: int, words: set[str]) -> Read:
 
 
 def _prepared(entry: Entry, words: set[str]) -> Prepared:
-    from memsite.core.stem import name_terms, stem
+    from memsite.core.stem import entry_terms
 
     row = entry_row(entry)
-    content = word_tokens(entry.normalized)
-    body = list(map(stem, content))
-    meta: dict[str, None] = {}
-    for name in (*entry.tags, *([entry.key] if entry.key else [])):
-        terms, name_words = name_terms(name)
-        meta.update(dict.fromkeys(terms))
-        words.update(name_words)
-    words.update(content)  # the short ones are left out once, at the end (``long_words``)
+    names = (*entry.tags, *([entry.key] if entry.key else []))
+    body, meta, met, distinct = entry_terms(entry.normalized, names)
+    words.update(met)  # the short ones are left out once, at the end (``long_words``)
     columns = (
         entry.filename,
         entry.id,
@@ -297,7 +293,7 @@ def _prepared(entry: Entry, words: set[str]) -> Prepared:
         CONFIDENCE_RANK[entry.confidence],
         entry.key,
         content_digest(entry.normalized),
-        len(set(content)),
+        distinct,
         len(body) + len(meta),
         marshal.dumps(row),
         len(entry.anchors),
@@ -345,5 +341,7 @@ def _render_packed(rows: Sequence[tuple[str, bytes]]) -> bytes:
 
 
 def long_words(words: Iterable[str]) -> list[str]:
-    """The words the index keeps for spelling suggestions: 3+ characters, sorted."""
-    return sorted(w for w in words if len(w) >= 3)
+    """The words the index keeps for spelling suggestions: MIN_WORD+ characters, sorted."""
+    from memsite.core.stem import MIN_WORD
+
+    return sorted(w for w in words if len(w) >= MIN_WORD)

@@ -109,27 +109,10 @@ class WorkTree:
     def renamed(self, paths: list[str]) -> dict[str, str]:
         """Where git says each of ``paths`` (missing now) went: uncommitted renames first, then
         renames in recent history (followed along a chain); {} outside a git repository."""
-        from memsite.errors import GitError
-        from memsite.storage.git import run_git
+        from memsite.storage.git import renames, show_prefix
 
-        moves: dict[str, str] = {}
-        try:
-            done = run_git(self.root, "diff", "-M", "--name-status", "-z", "HEAD", check=False)
-            if done.returncode == 0:
-                moves.update(_renames(done.stdout))
-            if any(p not in moves for p in paths):
-                done = run_git(
-                    self.root,
-                    *("log", "-M", "--diff-filter=R", "--name-status", "-z", "--format="),
-                    *("-n", "2000", "--reverse", "HEAD"),
-                    check=False,
-                )
-                if done.returncode == 0:
-                    for old, new in _renames(done.stdout).items():
-                        moves.setdefault(old, new)
-        except GitError:
-            return {}
-        prefix = self._git_prefix()
+        prefix = show_prefix(self.root)
+        moves = renames(self.root, [prefix + p for p in paths])
         found = {}
         for path in paths:
             current = prefix + path
@@ -140,13 +123,6 @@ class WorkTree:
             if current != prefix + path and current.startswith(prefix):
                 found[path] = current[len(prefix) :]
         return found
-
-    def _git_prefix(self) -> str:
-        """The project's folder inside its git work tree ('' at the top), as git spells paths."""
-        from memsite.storage.git import run_git
-
-        done = run_git(self.root, "rev-parse", "--show-prefix", check=False)
-        return done.stdout.strip() if done.returncode == 0 else ""
 
     def same_name_files(self, path: str) -> list[str]:
         """Files named like ``path`` elsewhere in the project (a rename git has not seen)."""
@@ -167,22 +143,3 @@ class WorkTree:
                 path = name if relative == os.curdir else os.path.join(relative, name)
                 found.setdefault(name, []).append(path.replace(os.sep, "/"))
         return {name: sorted(paths) for name, paths in found.items()}
-
-
-def _renames(output: str) -> dict[str, str]:
-    """old → new paths from ``--name-status -z`` output (R<score> old new)."""
-    parts = output.split("\0")
-    moves = {}
-    i = 0
-    while i < len(parts):
-        status = parts[i]
-        if status.startswith("R") and i + 2 < len(parts):
-            moves[parts[i + 1]] = parts[i + 2]
-            i += 3
-        elif status.startswith("C") and i + 2 < len(parts):
-            i += 3
-        elif status:
-            i += 2
-        else:
-            i += 1
-    return moves

@@ -113,8 +113,9 @@ def test_path_tricks_in_names_write_nothing_outside_the_store() -> None:
         for hook in ("post-merge", "post-checkout", "post-rewrite"):
             subprocess.run(["sh", f".git/hooks/{hook}"], cwd=root, check=True)
         from memsite.mcp.server import build_server
+        from memsite.memory import Memory
 
-        server = build_server(Store(store))  # `memsite mcp` compacts at start-up
+        server = build_server(Memory.open(str(store)))  # `memsite mcp` compacts at start-up
 
         async def read_index() -> Any:
             from mcp.client import Client

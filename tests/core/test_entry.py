@@ -7,16 +7,10 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memsite.core.entry import (
-    Limits,
-    build_entry,
-    filename_for,
-    format_created,
-    parse_created,
-    parse_entry,
-)
+from memsite.core.entry import filename_for, format_created, parse_created, parse_entry
 from memsite.core.text import normalize, word_tokens
 from memsite.core.text import split_names as split_tags
+from memsite.core.validate import Limits, build_entry
 from memsite.errors import InvalidEntryFileError, InvalidInputError
 
 GOOD = {

@@ -16,8 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memsite.core.entry import MAX_ENTRY_BYTES, Entry, parse_entry, serialize
+from memsite.core.entry import MAX_ENTRY_BYTES, Entry, parse_entry
 from memsite.core.text import is_name
+from memsite.core.validate import serialize
 from memsite.errors import InvalidEntryFileError
 
 GOOD = {
@@ -181,7 +182,9 @@ JSON_VALUES = st.recursive(
 def every_unchecked_string(raw: dict[str, Any]) -> list[str]:
     """The strings a secret could hide in, by the rule's plain wording: unknown keys, and
     every string of every value except the already-validated fields' string values."""
-    from memsite.core.entry import _CHECKED_VALUES, _SCHEMA_KEYS, strings_of
+    from memsite.core.schema import CHECKED_VALUES as _CHECKED_VALUES
+    from memsite.core.schema import SCHEMA_KEYS as _SCHEMA_KEYS
+    from memsite.core.text import strings_of
 
     found = []
     for key, value in raw.items():

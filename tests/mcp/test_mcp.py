@@ -38,7 +38,7 @@ TOOLS = {
 
 def session(store_root: Path, body: Callable[[Client], Awaitable[T]]) -> T:
     """Run ``body`` against a fresh server on the store, connected in memory."""
-    server = build_server(Store(store_root))
+    server = build_server(Memory.open(str(store_root)))
 
     async def main() -> T:
         async with Client(server) as client:
@@ -469,7 +469,7 @@ def test_writes_record_the_client_named_in_the_handshake(
         monkeypatch.delenv("MEMSITE_AGENT", raising=False)
     else:
         monkeypatch.setenv("MEMSITE_AGENT", env)
-    server = build_server(Store(store_root))
+    server = build_server(Memory.open(str(store_root)))
     fact: dict[str, Any] = {"content": "Releases are cut on Tuesdays.", "category": "operations"}
     if argument is not None:
         fact["agent"] = argument

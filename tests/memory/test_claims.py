@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from memsite.memory import Memory
-from memsite.memory.claims import DriftError
+from memsite.memory.records import DriftError
 from memsite.storage.layout import Store
 from tests.conftest import Clock, Invoke, git
 
@@ -140,7 +140,7 @@ def test_drift_marks_the_index_and_review(project: Path, store_root: Path) -> No
     assert "check:" not in text
     (project / "src" / "db.py").write_text(DB.replace("5432", "6543"))
     memory.invalidate()
-    assert not memory.is_fresh()  # the file changed: the index must say so
+    assert memory.status()["derived"] == "stale"  # the file changed: the index must say so
     memory.compact()
     lines = (store_root / "index.md").read_text().splitlines()
     assert lines[-1] == "- The port is 5432 (check: src/db.py changed)"  # after fresh facts

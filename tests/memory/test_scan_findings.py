@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from memsite.memory import Memory, upkeep
-from memsite.storage.layout import Store
+from memsite.memory import Memory, review
 from memsite.parallel import can_fork
+from memsite.storage.layout import Store
 from tests.conftest import Clock, make_entry, write_raw
 from tests.secrets_corpus import body
 
@@ -64,11 +64,11 @@ def _plant(store_root: Path) -> None:
     write_raw(store_root, again, "2026-01-01T10-00-00Z-again.json")
 
 
-def _from_memory(memory: Memory) -> upkeep.ScanFindings:
+def _from_memory(memory: Memory) -> review.ScanFindings:
     result = memory.state().result
     kept = ((e, result.status[e.id]) for e in result.entries)
     records = memory.state().scan.records
-    return upkeep.scan_findings(memory, kept, records, result.by_id.__getitem__)
+    return review.scan_findings(memory, kept, records, result.by_id.__getitem__)
 
 
 def test_from_the_index_equals_from_memory(store_root: Path) -> None:
@@ -83,18 +83,18 @@ def test_from_the_index_equals_from_memory(store_root: Path) -> None:
         kept = sorted(e.filename for e, _ in snapshot.kept_entries())
     assert kept == sorted(e.filename for e in state.result.entries)
 
-    scanned = upkeep.scan_findings_from_index(memory, lambda: True)
+    scanned = review.scan_findings_from_index(memory, lambda: True)
     assert scanned is not None
     assert scanned == _from_memory(memory)
-    assert scanned.seen == upkeep.seen_digest(state.result.status.items())
-    found = upkeep.findings(memory, scanned)
+    assert scanned.seen == review.seen_digest(state.result.status.items())
+    found = review.findings(memory, scanned)
     kinds = [f.kind for f in found]
     for kind in ("near_duplicate", "possible_conflict", "secret", "invalid_file"):
         assert kind in kinds
     assert len([k for k in kinds if k == "possible_conflict"]) == 2  # Postgres, conflicts-with
     assert found == memory.findings()
     # The secret findings in the compaction's order of entries, as the review lists them.
-    assert [f for f in found if f.kind == "secret"] == upkeep.secret_findings(memory)
+    assert [f for f in found if f.kind == "secret"] == review.secret_findings(memory)
 
 
 def test_a_pass_over_other_entries_is_not_used(store_root: Path) -> None:
@@ -105,21 +105,21 @@ def test_a_pass_over_other_entries_is_not_used(store_root: Path) -> None:
     new = other.add(
         "Use pnpm for every package install in the web workspace, always", "conventions"
     )
-    scanned = upkeep.scan_findings_from_index(other, lambda: True)
+    scanned = review.scan_findings_from_index(other, lambda: True)
     assert scanned is not None
-    assert scanned.seen != upkeep.seen_digest(memory.state().result.status.items())
+    assert scanned.seen != review.seen_digest(memory.state().result.status.items())
     # The pass saw the new fact (in a near-duplicate); the review of the earlier read does not.
     near = [f for found in scanned.near_duplicates.values() for f in found]
     assert any(new["id"] in f.ids for f in near)
-    found = upkeep.findings(memory, scanned)
-    assert found == upkeep.findings(memory)
+    found = review.findings(memory, scanned)
+    assert found == review.findings(memory)
     assert not any(new["id"] in f.ids for f in found)
 
 
 def test_no_pass_until_the_parent_says_so(store_root: Path) -> None:
     _plant(store_root)
     memory = _memory(store_root)
-    assert upkeep.scan_findings_from_index(memory, lambda: False) is None
+    assert review.scan_findings_from_index(memory, lambda: False) is None
 
 
 @pytest.mark.skipif(not can_fork(), reason="needs fork and two CPUs")
@@ -130,14 +130,14 @@ def test_a_forked_build_takes_the_pass_from_its_worker(
 
     _plant(store_root)
     calls = tmp_path / "calls"
-    made = upkeep.scan_findings
+    made = review.scan_findings
 
-    def recorded(*args: Any, **kwargs: Any) -> upkeep.ScanFindings:
+    def recorded(*args: Any, **kwargs: Any) -> review.ScanFindings:
         with calls.open("a") as out:
             out.write(f"{os.getpid()}\n")
         return made(*args, **kwargs)
 
-    monkeypatch.setattr(upkeep, "scan_findings", recorded)
+    monkeypatch.setattr(review, "scan_findings", recorded)
     memory = _memory(store_root)
     _, portal, result = build_site(memory, tmp_path / "site", parallel=True)
     pids = calls.read_text().split()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memsite.core.compaction import ACTIVE
+from memsite.core.schema import ACTIVE
 from tests.conftest import Invoke
 from tests.portal.conftest import (
     Built,

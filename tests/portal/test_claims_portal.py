@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from memsite.core.anchors import Anchor, Located
+from memsite.core.urls import repo_blob_base
 from memsite.memory import Memory
-from memsite.portal.build import build_site, claims_for
-from memsite.portal.standing import FactClaims, anchor_view, redacted, repo_blob_base
+from memsite.portal.build import build_site
+from memsite.portal.standing import FactClaims, anchor_view, redacted
 from memsite.storage.layout import Store
 from tests.conftest import Clock, git
 
@@ -195,18 +196,18 @@ def test_the_build_is_deterministic(built: ClaimsSite, tmp_path: Path) -> None:
 def test_a_store_without_claims_reads_no_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import memsite.memory.claims
+    import memsite.memory.anchors
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise AssertionError("standings computed for a store without claims")
 
-    monkeypatch.setattr(memsite.memory.claims, "standings", refuse)
+    monkeypatch.setattr(memsite.memory.anchors, "standings", refuse)
     store_root, _ = Store.init(tmp_path / ".memsite")
     store = Store(store_root.root)
     memory = Memory(store, store.load_config(), Clock())
     memory.add("Use pnpm", "conventions")
     memory.invalidate()
-    assert claims_for(memory) == {}
+    assert memory.portal_input().standings == {}
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,7 @@ import pytest
 from memsite.core.entry import format_created
 from memsite.memory import Memory
 from memsite.portal.build import build_site
-from memsite.portal.render import FEED_SIZE, xml_text
+from memsite.portal.feed import FEED_SIZE, xml_text
 from memsite.storage.layout import Store
 from tests.conftest import Clock
 from tests.portal.conftest import SCRIPT, Built, html_pages, plant, resolve_link

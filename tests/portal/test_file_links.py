@@ -10,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from memsite.memory import Memory
-from memsite.portal.build import build_site, file_links
-from memsite.portal.model import PortalCache
+from memsite.portal.build import build_site
 from tests.conftest import git
 from tests.portal.conftest import copy_demo
 
@@ -64,14 +63,14 @@ def test_one_git_log_serves_the_whole_store_and_is_remembered(tmp_path: Path) ->
     root = tmp_path / "project"
     store = repo_with_store(root, REPO_URL + "/")
     memory = Memory.open(str(store), {}, root)
-    cache = PortalCache()
-    links = file_links(memory, cache)
+    known = memory.portal_input().file_links
+    links = known[1]
     assert len(links) == len(list((store / "entries").glob("*.json")))
-    assert file_links(memory, cache) is links  # HEAD unchanged: not read again
+    assert memory.portal_input(known).file_links is known  # HEAD unchanged: not read again
     memory.add("A new fact", "operations")
     git(root, "add", "-A")
     git(root, "commit", "-qm", "more")
-    assert len(file_links(memory, cache)) == len(links) + 1
+    assert len(memory.portal_input(known).file_links[1]) == len(links) + 1
 
 
 @pytest.mark.parametrize(
@@ -81,7 +80,7 @@ def test_no_link_without_a_plain_http_repo_url(tmp_path: Path, repo_url: object)
     root = tmp_path / "project"
     store = repo_with_store(root, repo_url)
     memory = Memory.open(str(store), {}, root)
-    assert file_links(memory) == {}
+    assert memory.portal_input().file_links[1] == {}
     site = tmp_path / "site"
     build_site(memory, site)
     some = next((site / "entries").glob("*/index.html")).read_text()
@@ -93,4 +92,4 @@ def test_no_link_outside_git(tmp_path: Path) -> None:
     config = json.loads((store / "config.json").read_text())
     config["site"]["repo_url"] = REPO_URL
     (store / "config.json").write_text(json.dumps(config))
-    assert file_links(Memory.open(str(store), {}, store.parent)) == {}
+    assert Memory.open(str(store), {}, store.parent).portal_input().file_links[1] == {}

@@ -10,18 +10,15 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memsite.core.entry import entry_from_object, map_strings
+from memsite.core.entry import entry_from_object
 from memsite.core.secrets import redact
+from memsite.core.text import map_strings
 from memsite.errors import MemsiteError
 from memsite.memory import Memory
-from memsite.portal.model import (
-    PortalCache,
-    Redactor,
-    build_portal,
-    full_scan_changes,
-    secret_ids,
-    slug,
-)
+from memsite.portal.cache import PortalCache
+from memsite.portal.derive import build_portal, full_scan_changes, secret_ids
+from memsite.portal.model import slug
+from memsite.portal.redact import Redactor
 from tests.portal.conftest import build, copy_demo, plant
 
 GITHUB = "ghp_" + "A1b2C3d4E5" * 4

@@ -11,7 +11,7 @@ import pytest
 
 from memsite.memory import Memory
 from memsite.portal.build import build_site
-from memsite.portal.model import PortalCache
+from memsite.portal.cache import PortalCache
 from memsite.portal.paging import chunks, page_path, pager, split_cards_and_rows
 from memsite.portal.serve import cold_build, update
 from tests.conftest import Clock

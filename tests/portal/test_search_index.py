@@ -16,11 +16,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memsite.core import ranking
+from memsite.core.stem import entry_terms
 from memsite.core.stem import terms as analyze
 from memsite.memory import Memory
 from memsite.portal import searchdata
-from memsite.portal.build import portal_for
-from memsite.portal.model import PortalCache
+from memsite.portal.cache import PortalCache
+from memsite.portal.gather import portal_for
 from memsite.portal.serve import cold_build, update
 from tests.portal.conftest import Built, build, copy_demo, hostile_entries
 from tests.portal.searchfiles import read_search
@@ -53,7 +54,7 @@ def test_posting_values_are_the_bm25_weights(demo_site: Built) -> None:
     for ref, row in enumerate(found.rows):
         entry = by_id[row[0]]
         body = analyze(entry.content)
-        meta = searchdata.meta_terms(entry.tags, entry.key)
+        meta = entry_terms("", (*entry.tags, *([entry.key] if entry.key else []))).meta
         length = len(body) + len(meta)
         norm = ranking.K1 * (1 - ranking.B + ranking.B * length / average)
         for term in set(body) | set(meta):

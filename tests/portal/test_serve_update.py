@@ -7,7 +7,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 from memsite.memory import Memory
-from memsite.portal.model import PortalCache
+from memsite.portal.cache import PortalCache
 from memsite.portal.serve import _Watch, background, cold_build, update
 from tests.portal.conftest import broken_links, copy_demo
 from tests.portal.searchfiles import read_search

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import yaml
 
+from memsite.blocks import add_block, remove_block
 from memsite.runners.claude import (
     HOOK_OUTPUT_MAX,
     REMIND_INTERVAL,
@@ -21,7 +22,6 @@ from memsite.runners.claude import (
     hook_response,
 )
 from memsite.runners.targets import BEGIN, END
-from memsite.blocks import add_block, remove_block
 from tests.conftest import Invoke, make_entry, write_raw
 
 USER_AGENTS = "# Agents\n\nUse tabs, not spaces.\n"

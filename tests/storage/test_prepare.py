@@ -17,8 +17,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from memsite.core.compaction import compact
-from memsite.core.entry import serialize
 from memsite.core.text import _CJK, normalize, one_line, word_tokens
+from memsite.core.validate import serialize
 from memsite.memory import Memory
 from memsite.storage import index as index_module
 from memsite.storage import prepare

@@ -1,0 +1,137 @@
+"""Strict rules for what a person or an agent writes: names, free texts, a new entry. Pure.
+
+Reading is lenient (``core.entry``: files from other tools and branches); writing is strict, so
+that everything memsite writes reads back as it was meant.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import datetime
+from typing import Any, NamedTuple
+
+from memsite.core.anchors import Anchor
+from memsite.core.entry import REASON_MAX, format_created
+from memsite.core.ids import is_uuid
+from memsite.core.schema import CONFIDENCES
+from memsite.core.text import NAME_RULE, has_surrogate, is_name
+from memsite.errors import InvalidInputError
+
+
+class Limits(NamedTuple):
+    content_max: int = 4000
+    tags_max: int = 20
+    agent_max: int = 64
+
+
+_LIMITS = Limits()
+
+
+def check_name(kind: str, value: str) -> str:
+    if not is_name(value):
+        raise InvalidInputError(f"invalid {kind} {value[:80]!r}: use {NAME_RULE}")
+    return value
+
+
+def check_text(kind: str, value: str, limit: int) -> str:
+    """A free-text value of a new entry: not empty, at most ``limit`` characters, no NUL."""
+    if not value.strip():
+        raise InvalidInputError(f"{kind} is empty: give the text")
+    if len(value) > limit:
+        raise InvalidInputError(f"{kind} is {len(value)} characters, over the limit of {limit}")
+    if "\x00" in value:
+        raise InvalidInputError(f"{kind} holds a NUL character: remove it")
+    if has_surrogate(value):
+        raise InvalidInputError(f"{kind} is not valid UTF-8 text: fix its encoding")
+    return value
+
+
+def _check_content(content: str, limits: Limits) -> None:
+    if not content.strip():
+        raise InvalidInputError("content is empty: give the fact to remember")
+    if len(content) > limits.content_max:
+        raise InvalidInputError(
+            f"content is {len(content)} characters, over the limit of {limits.content_max}: "
+            "split it into several facts (memory.limits.contentMax in config.json)"
+        )
+    check_text("content", content, limits.content_max)
+
+
+def _check_agent(agent: str | None, limits: Limits) -> str | None:
+    agent = agent.strip() if agent is not None else None
+    if not agent:
+        return None
+    if len(agent) > limits.agent_max or not agent.isprintable() or has_surrogate(agent):
+        raise InvalidInputError(
+            f"invalid agent name: use at most {limits.agent_max} printable characters"
+        )
+    return agent
+
+
+def build_entry(
+    *,
+    content: str,
+    category: str,
+    categories: Iterable[str],
+    created: datetime,
+    entry_id: str | None = None,
+    tags: Iterable[str] = (),
+    supersedes: Iterable[str] = (),
+    confidence: str | None = None,
+    agent: str | None = None,
+    key: str | None = None,
+    reason: str | None = None,
+    anchors: Sequence[Anchor] = (),
+    limits: Limits = _LIMITS,
+) -> dict[str, Any]:
+    """Validate a new entry strictly and return its on-disk object (key order fixed)."""
+    allowed = list(categories)
+    if category not in allowed:
+        raise InvalidInputError(
+            f"unknown category {category[:80]!r}: use one of {', '.join(allowed)} "
+            "(or add it to memory.categories in config.json)"
+        )
+    _check_content(content, limits)
+    tag_list = [check_name("tag", t.lower()) for t in tags]
+    if len(tag_list) > limits.tags_max:
+        raise InvalidInputError(
+            f"{len(tag_list)} tags, over the limit of {limits.tags_max}: keep the most useful ones"
+        )
+    confidence = confidence or "medium"
+    if confidence not in CONFIDENCES:
+        raise InvalidInputError(f"invalid confidence {confidence[:20]!r}: use high, medium or low")
+    if key is not None:
+        check_name("key", key)
+    sup = list(dict.fromkeys(s.lower() for s in supersedes))
+    for value in sup:
+        if not is_uuid(value):
+            raise InvalidInputError(f"invalid supersedes id {value[:80]!r}: give a full entry id")
+    reason = reason.strip() if reason is not None and reason.strip() else None
+    if reason is not None:
+        check_text("reason", reason, REASON_MAX)
+    if entry_id is None:
+        import uuid
+
+        entry_id = str(uuid.uuid4())
+    obj: dict[str, Any] = {
+        "id": entry_id,
+        "category": category,
+        "content": content,
+        "created": format_created(created),
+        "agent": _check_agent(agent, limits),
+        "tags": tag_list,
+        "supersedes": (sup[0] if len(sup) == 1 else sup) if sup else None,
+        "confidence": confidence,
+    }
+    if key is not None:
+        obj["key"] = key
+    if reason is not None:
+        obj["reason"] = reason
+    if anchors:
+        obj["anchors"] = [a.as_dict() for a in anchors]
+    return obj
+
+
+def serialize(obj: Mapping[str, Any]) -> bytes:
+    return (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode("utf-8")

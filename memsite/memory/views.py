@@ -1,0 +1,309 @@
+"""The derived views: `compact` (compacted/<category>.md and index.md, kept up to date by
+rendering only what changed) and `context` (index.md for an agent's session start).
+
+The views are fresh when ``cache/state.json`` names the entries' fingerprint, the config's
+hash and memsite's version they were built from. A store that cannot be written to still
+answers `context`: the index is built in memory and a warning says it could not be saved.
+Rules are imported by the functions that use them: `context` with fresh views reads one file
+and should cost no more than that.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import zlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memsite.errors import InvalidInputError, StorageError
+from memsite.files import (
+    remove_files,
+    replace_if_changed,
+    stale_temporaries,
+)
+from memsite.version import __version__
+
+if TYPE_CHECKING:
+    from memsite.memory import Memory
+    from memsite.storage.layout import Store
+
+
+_STAMP_KEYS = ("entries", "config", "version", "markers")
+
+
+def _stamp(memory: Memory, flags: Mapping[str, str] | None = None) -> dict[str, str]:
+    return {
+        "entries": memory.model.fingerprint(),
+        "config": hashlib.sha256(memory.store.config_bytes()).hexdigest(),
+        "version": __version__,
+        "markers": _markers_stamp(memory, _flags(memory) if flags is None else flags),
+    }
+
+
+def _flags(memory: Memory) -> dict[str, str]:
+    """The facts index.md marks (drifted, stale) with their markers (``anchors``), found
+    once per operation."""
+    from memsite.memory.anchors import index_markers
+
+    return memory.model.markers(lambda: index_markers(memory))
+
+
+def _markers_stamp(memory: Memory, flags: Mapping[str, str]) -> str:
+    """What index.md depends on besides the entries: the marked facts, and the day when
+    staleness is on (a fact goes stale as days pass)."""
+    day = memory.now().date().isoformat() if memory.config.review_after is not None else ""
+    if not flags and not day:
+        return ""
+    text = day + "".join(f"\n{i}{m}" for i, m in sorted(flags.items()))
+    return f"{zlib.crc32(text.encode()):08x}"
+
+
+def is_fresh(memory: Memory) -> bool:
+    store = memory.store
+    saved = memory.model.caches.load_state()
+    if not isinstance(saved, dict):
+        return False
+    return (
+        {k: saved.get(k) for k in _STAMP_KEYS} == _stamp(memory)
+        and store.index_path.is_file()
+        and store.compacted_dir.is_dir()
+    )
+
+
+def _is_generated(path: Path) -> bool:
+    from memsite.core.markdown import COMPACTED_HEADER
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return handle.readline() == COMPACTED_HEADER.splitlines()[0]
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def index_text(memory: Memory, budget: int, flags: Mapping[str, str] | None = None) -> str:
+    return _index_texts(memory, lambda render: render(budget), flags)
+
+
+def _index_texts(
+    memory: Memory,
+    choose: Callable[[Callable[[int], str]], str],
+    flags: Mapping[str, str] | None = None,
+) -> str:
+    """``choose(render)``: the index rendered for one or more budgets, from one read of it.
+    Drifted and stale facts (``flags``: id → marker) come after the others, marked."""
+    from memsite.core.budget import render_items
+    from memsite.core.compaction import category_order
+    from memsite.core.estimate import estimate_tokens
+
+    index = memory.index()
+    flags = _flags(memory) if flags is None else flags
+    with index.read_transaction():
+        items = index.index_items()
+        present = index.categories_present()
+        marked = {
+            i: line[:-1] + flags[i] + "\n" for i, line in index.index_bullets(sorted(flags)).items()
+        }
+        sections = {
+            c: [
+                item._replace(cost=estimate_tokens(marked[item.id])) if item.id in marked else item
+                for item in items[c]
+            ]
+            for c in category_order(memory.config.categories, present)
+            if c in items
+        }
+        weights = memory.config.categories
+
+        def bullets(ids: Sequence[str]) -> dict[str, str]:
+            found = index.index_bullets([i for i in ids if i not in marked])
+            return {**found, **{i: marked[i] for i in ids if i in marked}}
+
+        return choose(
+            lambda budget: render_items(sections, weights, budget, bullets, late=set(marked))
+        )
+
+
+def index_within(memory: Memory, characters: int, shown: Callable[[str], str]) -> str:
+    """The index for the largest token budget whose ``shown`` form fits in ``characters``:
+    every category keeps its weighted share (unlike cutting index.md after its first lines)."""
+    if not memory.config.enabled:
+        return ""
+    ensure_fresh(memory)
+
+    def choose(render: Callable[[int], str]) -> str:
+        low, high = 1, max(characters, 1)  # an estimate never counts more tokens than bytes
+        best = shown(render(low))
+        while low < high:
+            middle = (low + high + 1) // 2
+            text = shown(render(middle))
+            if len(text) <= characters:
+                low, best = middle, text
+            else:
+                high = middle - 1
+        return best if len(best) <= characters else ""
+
+    return _index_texts(memory, choose)
+
+
+def _view_stats(store: Store, names: Iterable[str]) -> dict[str, list[int]]:
+    """Size and mtime of each view file that exists (to notice one edited or removed)."""
+    found = {}
+    for name in names:
+        path = store.root / name
+        with contextlib.suppress(OSError):
+            info = path.stat()
+            found[name] = [info.st_size, info.st_mtime_ns]
+    return found
+
+
+def _write_views(
+    memory: Memory, full: bool, known: Mapping[str, Any], flags: Mapping[str, str], marked: bool
+) -> tuple[list[str], list[str], int]:
+    """Rewrite the views: every one when ``full``, else those of the categories that changed
+    and any view file that is not as it was written (``known``: its recorded size and mtime).
+
+    Either way the bytes are those a full rebuild writes (tests compare the two).
+    """
+    from memsite.core.markdown import compacted_text
+
+    store = memory.store
+    index = memory.index()
+    generation, everything, dirty = index.dirty()
+    full = full or everything
+    configured = list(memory.config.categories)
+    now = _view_stats(store, _view_names(configured))
+    chosen = [
+        c
+        for c in configured
+        if full or c in dirty or now.get(f"compacted/{c}.md") != known.get(f"compacted/{c}.md")
+    ]
+    written: list[str] = []
+    removed: list[str] = []
+    for category in chosen:
+        name = f"{category}.md"
+        text = compacted_text(category, index.view_bullets(category))
+        if replace_if_changed(store.compacted_dir / name, text.encode(), tmp_dir=store.tmp_dir):
+            written.append(f"compacted/{name}")
+    if full:
+        names = {f"{c}.md" for c in configured}
+        for path in sorted(store.compacted_dir.glob("*.md")):
+            if path.name not in names and _is_generated(path):
+                path.unlink(missing_ok=True)
+                removed.append(f"compacted/{path.name}")
+    if full or dirty or marked or now.get("index.md") != known.get("index.md"):
+        text = index_text(memory, memory.config.budget, flags)
+        if replace_if_changed(store.index_path, text.encode(), tmp_dir=store.tmp_dir):
+            written.append("index.md")
+    return written, removed, generation
+
+
+def compact(memory: Memory, full: bool = False) -> dict[str, Any]:
+    """Bring compacted/ and index.md up to date; prune expired daily logs and stale temporaries.
+
+    Only the views of categories whose active entries changed are rendered again, unless
+    ``full`` (which also re-hashes every entry file to find files edited in place), the
+    config or memsite changed, or the index was rebuilt.
+    """
+    from memsite.core.compaction import category_order, counts_of
+    from memsite.memory import sessions
+
+    index = memory.model.synced(full=full)
+    store = memory.store
+    flags = _flags(memory)
+    stamp = _stamp(memory, flags)
+    saved = memory.model.caches.load_state()
+    same_base = (
+        isinstance(saved, dict)
+        and isinstance(saved.get("views"), dict)
+        and saved.get("config") == stamp["config"]
+        and saved.get("version") == stamp["version"]
+        and str(saved.get("entries", "")).split(":")[0] == stamp["entries"].split(":")[0]
+        and store.compacted_dir.is_dir()
+    )
+    try:
+        known = saved["views"] if same_base else {}
+        marked = not same_base or saved.get("markers") != stamp["markers"]
+        written, removed, generation = _write_views(
+            memory, full or not same_base, known, flags, marked
+        )
+        pruned = sessions.expired_logs(memory, dry_run=False)
+        folders = [store.tmp_dir, store.root, store.compacted_dir, store.cache_dir]
+        if index.has_temporaries():  # listing 100k names costs ~0.1 s: only when worth it
+            folders.append(store.entries_dir)
+        temporaries = remove_files(stale_temporaries(folders, memory.now().timestamp()))
+        index.views_written(generation)
+        views = _view_stats(store, _view_names(memory.config.categories))
+        memory.model.caches.save_state(
+            {**stamp, "entries": _fingerprint_at(stamp, generation), "views": views}
+        )
+    except OSError as exc:
+        raise StorageError(f"cannot write derived files in {store.root}: {exc.strerror}") from None
+    categories = category_order(memory.config.categories, index.categories_present())
+    return {
+        **counts_of(index.tally(), categories),
+        "invalid": len(index.invalid()),
+        "written": written,
+        "removed": removed,
+        "pruned_daily": pruned,
+        "removed_temporaries": temporaries,
+    }
+
+
+def _view_names(categories: Iterable[str]) -> list[str]:
+    return ["index.md", *(f"compacted/{c}.md" for c in categories)]
+
+
+def _fingerprint_at(stamp: dict[str, str], generation: int) -> str:
+    return f"{stamp['entries'].split(':')[0]}:{generation}"
+
+
+def ensure_fresh(memory: Memory) -> bool:
+    """Compact when the views are stale and autoCompact is on; are they fresh now?"""
+    if is_fresh(memory):
+        return True
+    if memory.config.auto_compact:
+        compact(memory)
+        return True
+    return False
+
+
+def context(
+    memory: Memory, budget: int | None = None, session: str | None = None
+) -> tuple[str, list[str]]:
+    """index.md within the budget (compacting first when stale), and warnings. With
+    ``memory.sessionCarryover`` the last session's open tasks and decisions follow, within
+    the same budget (``session`` is the current one, whose own lines are not carried).
+
+    A disabled memory (``memory.enabled: false``) injects nothing. When the views cannot be
+    saved (a read-only checkout), the index is built in memory and a warning says so.
+    """
+    from memsite.memory import sessions
+
+    if budget is not None and budget < 1:
+        raise InvalidInputError("budget must be a positive number of tokens")
+    if not memory.config.enabled:
+        return "", []
+    warnings: list[str] = []
+    try:
+        fresh = ensure_fresh(memory)
+    except StorageError as exc:
+        fresh = False
+        warnings.append(f"{exc}; the index below was built in memory and not saved")
+    carry = ""
+    if memory.config.session_carryover and sessions.has_daily_logs(memory):
+        carry = sessions.carryover(memory, session)
+    total = budget or memory.config.budget
+    if fresh and budget is None and not carry:
+        try:
+            return memory.store.index_path.read_text(encoding="utf-8"), warnings
+        except (OSError, UnicodeDecodeError):
+            pass  # removed meanwhile: build it below
+    if carry:
+        from memsite.core.estimate import estimate_tokens
+
+        room = total - estimate_tokens(carry)
+        if room < 1:
+            return index_text(memory, total), warnings
+        return index_text(memory, room) + carry, warnings
+    return index_text(memory, total), warnings

@@ -1,0 +1,98 @@
+"""What stays valid between builds of one store (``serve``): redacted entries and their views.
+
+Keys hold everything an output is made from (the file name and a digest of its whole object,
+the status, the supersession links, whether the full scan applies), so a hit is always right.
+Views that come back identical keep every render cache downstream warm.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from memsite.core.budget import IndexItem, index_item
+from memsite.core.entry import Entry
+from memsite.portal.model import EntryView, JsonSource, entry_view
+from memsite.portal.redact import Redactor
+
+if TYPE_CHECKING:
+    from memsite.memory.portal_input import FileLinks
+    from memsite.portal.standing import FactClaims
+
+
+class PortalCache:
+    """What stays valid between builds of one store (``serve``): see the module."""
+
+    def __init__(self, redactor: Redactor | None = None) -> None:
+        self.redactor = redactor or Redactor()
+        self._entries: dict[tuple[Any, ...], Entry] = {}
+        self._views: dict[tuple[Any, ...], EntryView] = {}
+        self._json: dict[tuple[Any, ...], JsonSource] = {}
+        self._items: dict[tuple[Any, ...], IndexItem] = {}
+        self.titles: dict[str, str] = {}
+        # (id of an entry object, full) → (that object, its key, its redacted entry): an entry
+        # met again as the same object (serve keeps unchanged ones) needs no key made.
+        self._same: dict[tuple[int, bool], tuple[Entry, tuple[Any, ...], Entry]] = {}
+        # The entry files' links on the repository host, and what they were read for (HEAD,
+        # the store's folder in the repository, repo_url): see memory.portal_input.
+        self.file_links: FileLinks = (None, {})
+
+    def redacted(self, entry: Entry, full: bool) -> tuple[tuple[Any, ...], Entry]:
+        same = self._same.get((id(entry), full))
+        if same is not None and same[0] is entry:  # the very object seen before (serve)
+            return same[1], same[2]
+        # A digest of the object, not its text: at 100k entries the texts held ~55 MB.
+        digest = hashlib.blake2b(repr(entry.raw).encode("utf-8", "surrogatepass"), digest_size=16)
+        key = (entry.filename, digest.digest(), full)
+        found = self._entries.get(key)
+        if found is None:
+            found = self._entries[key] = self.redactor.redact(entry, full)
+        self._same[id(entry), full] = (entry, key, found)
+        return key, found
+
+    def view(
+        self,
+        key: tuple[Any, ...],
+        entry: Entry,
+        status: str,
+        edges: Sequence[str],
+        claims: FactClaims | None = None,
+    ) -> EntryView:
+        badges = claims.badges if claims is not None else None
+        vkey = (key, status, tuple(edges), badges)
+        found = self._views.get(vkey)
+        if found is None:
+            found = self._views[vkey] = entry_view(entry, status, edges, self.titles, badges)
+        return found
+
+    def json_source(
+        self, key: tuple[Any, ...], entry: Entry, status: str, successors: Sequence[str]
+    ) -> JsonSource:
+        """What an entry's JSON file is made from, as one object per distinct input: the
+        same object again for an unchanged entry, so the site can tell the file is written."""
+        jkey = (key, status, tuple(successors))
+        found = self._json.get(jkey)
+        if found is None:
+            found = self._json[jkey] = JsonSource(entry, status, jkey[2])
+        return found
+
+    def index_item(self, key: tuple[Any, ...], entry: Entry) -> IndexItem:
+        """The redacted entry's line in index.md, with its cost (see ``core.budget``)."""
+        found = self._items.get(key)
+        if found is None:
+            found = self._items[key] = index_item(entry)
+        return found
+
+    def keep_only(self, keys: set[tuple[Any, ...]]) -> None:
+        """Forget entries that are gone (long serve sessions), once there are enough of them
+        to be worth a pass (at 100k entries one costs a few tenths of a second)."""
+        slack = len(keys) // 10 + 256
+        sizes = (len(self._entries), len(self._same), len(self._views), len(self._json))
+        if max(sizes) <= len(keys) + slack:
+            return
+        self._same = {k: v for k, v in self._same.items() if v[1] in keys}
+        self._entries = {k: v for k, v in self._entries.items() if k in keys}
+        self._items = {k: v for k, v in self._items.items() if k in keys}
+        self._views = {k: v for k, v in self._views.items() if k[0] in keys}
+        self._json = {k: v for k, v in self._json.items() if k[0] in keys}

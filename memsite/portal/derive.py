@@ -1,0 +1,179 @@
+"""The portal's view of the memory, derived from what the memory gives it: redacted entry
+views, categories and tags, history links, findings, each fact's claims. Pure.
+
+Redaction happens here and only here: :func:`build_portal` passes every entry-derived string
+(content, category, tags, key, agent, reason, unknown keys, finding messages, and the
+evidence, reasons and anchor paths of records and claims) through
+:func:`memsite.core.secrets.redact` once (through the cache's redactor), and every page, JSON
+file, search index and raw file of the portal is made from the result. Statuses come from
+the compaction of the original entries, so redaction never changes which entry wins.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from memsite.core.budget import IndexItem, render_items
+from memsite.core.compaction import Compaction
+from memsite.core.entry import Entry
+from memsite.core.markdown import category_title
+from memsite.core.review import Finding
+from memsite.core.schema import ACTIVE
+from memsite.core.secrets import redact
+from memsite.core.text import printable
+from memsite.portal.cache import PortalCache
+from memsite.portal.model import (
+    CategoryView,
+    EntryView,
+    FindingView,
+    Portal,
+    SessionView,
+    TagView,
+    slug,
+)
+from memsite.portal.standing import FactClaims, redact_all
+from memsite.portal.text import safe_title
+
+
+def secret_ids(findings: Iterable[Finding]) -> set[str]:
+    """Entries whose full (detect-secrets) scan found something: redact them with it too."""
+    return {i for f in findings if f.kind == "secret" for i in f.ids}
+
+
+def full_scan_changes(
+    cache: PortalCache, entries: Iterable[Entry], findings: Iterable[Finding]
+) -> bool:
+    """Would the full scan redact any entry of ``findings``' secrets differently from the quick
+    one? Usually not: the quick scan lets through everything the full one confirms."""
+    full = secret_ids(findings)
+    return any(
+        cache.redacted(e, True)[1] != cache.redacted(e, False)[1] for e in entries if e.id in full
+    )
+
+
+def _groups(
+    views: Sequence[EntryView], names: Iterable[str], configured: set[str], titles: dict[str, str]
+) -> tuple[list[CategoryView], list[TagView]]:
+    """Category and tag pages' data: their entries split into active and inactive."""
+    categories: dict[str, CategoryView] = {}
+    for name in names:
+        title = titles.get(name) or safe_title(category_title(name) or name)
+        categories[name] = CategoryView(name, slug(name), title, name in configured)
+    tags: dict[str, TagView] = {}
+    for view in views:
+        cat = categories.setdefault(
+            view.category,
+            CategoryView(view.category, view.category_slug, view.category_title, False),
+        )
+        (cat.active if view.active else cat.inactive).append(view)
+        for tag in view.tags:
+            tag_view = tags.setdefault(tag.name, TagView(tag.name, tag.slug))
+            (tag_view.active if view.active else tag_view.inactive).append(view)
+    return list(categories.values()), sorted(tags.values(), key=lambda t: t.name)
+
+
+def build_portal(
+    result: Compaction,
+    site: Mapping[str, Any],
+    weights: Mapping[str, float],
+    budget: int,
+    cache: PortalCache | None = None,
+    *,
+    findings: Sequence[Finding] = (),
+    sessions: Sequence[tuple[str, Sequence[tuple[str, Sequence[str]]]]] = (),
+    claims: Mapping[str, FactClaims] | None = None,
+    file_links: Mapping[str, str] | None = None,
+) -> Portal:
+    """Redact the compaction result once and derive every view the pages need.
+
+    ``findings`` are the review's: entries whose full secret scan found something are
+    redacted with the full scan, and the review page shows them. ``sessions`` are the daily
+    logs shared in git (name, [(day, lines)]), newest session first; their lines are
+    redacted with the full scan (a log is free text) and stripped of control characters.
+    ``claims`` are the facts' standings (only facts with something to show), redacted here.
+    ``file_links`` are the entry files' links on the repository host, by file name; a file
+    whose name redaction changes gets none (it would show the unredacted name).
+    """
+    cache = cache or PortalCache()
+    full = secret_ids(findings)
+    keyed = [cache.redacted(e, e.id in full) for e in result.entries]
+    safe_categories = list(dict.fromkeys(cache.redactor.text(c) for c in result.categories))
+    safe_claims = redact_all(claims or {}, cache.redactor.text)
+    views = [
+        cache.view(k, e, result.status[e.id], result.edges.get(e.id, ()), safe_claims.get(e.id))
+        for k, e in keyed
+    ]
+    categories, tags = _groups(views, safe_categories, set(weights), cache.titles)
+    # index.md as core.budget.render_index makes it, from lines kept between builds.
+    lines: dict[str, list[IndexItem]] = defaultdict(list)
+    for key, entry in keyed:
+        if result.status[entry.id] == ACTIVE:
+            lines[entry.category].append(cache.index_item(key, entry))
+    sections = {c: lines[c] for c in safe_categories if lines.get(c)}
+    losers: dict[str, list[str]] = defaultdict(list)
+    for loser in result.entries:
+        if loser.id in result.winner:
+            losers[result.winner[loser.id]].append(loser.id)
+    json_sources = {
+        e.id: cache.json_source(k, e, result.status[e.id], result.superseded_by.get(e.id, ()))
+        for k, e in keyed
+    }
+    cache.keep_only({k for k, _ in keyed})
+    links = file_links or {}
+    linked = {
+        v.id: links[v.filename]
+        for v, original in zip(views, result.entries, strict=True)
+        if v.filename in links and v.filename == original.filename
+    }
+    description = site.get("site_description")
+    portal = Portal(
+        site_name=str(site.get("site_name") or "Project memory"),
+        description=str(description) if description else None,
+        entries=views,
+        by_id={v.id: v for v in views},
+        categories=categories,
+        tags=tags,
+        index_md=render_items(sections, weights, budget),
+        json_sources=json_sources,
+        edges=dict(result.edges),
+        superseded_by=dict(result.superseded_by),
+        winner=dict(result.winner),
+        losers=dict(losers),
+        claims=safe_claims,
+        file_links=linked,
+        sessions=[
+            SessionView(
+                name,
+                tuple(day for day, _ in logs),
+                tuple(
+                    printable(cache.redactor.text(line, full=True))
+                    for _, lines in logs
+                    for line in lines
+                    if line.startswith("- ")
+                ),
+            )
+            for name, logs in sessions
+        ],
+    )
+    return with_findings(portal, findings)
+
+
+def finding_views(findings: Iterable[Finding], portal: Portal) -> list[FindingView]:
+    """Review findings for the portal, their messages redacted, their entries as views."""
+    return [
+        FindingView(
+            kind=f.kind,
+            message=redact(f.message),
+            entries=tuple(portal.by_id[i] for i in dict.fromkeys(f.ids) if i in portal.by_id),
+            files=tuple(redact(name) for name in f.files),
+        )
+        for f in findings
+    ]
+
+
+def with_findings(portal: Portal, findings: Iterable[Finding]) -> Portal:
+    """The same portal showing ``findings`` on its review page (a new object)."""
+    return dataclasses.replace(portal, findings=finding_views(findings, portal))

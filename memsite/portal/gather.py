@@ -1,0 +1,64 @@
+"""The portal's one reader of the memory: everything a build, ``serve`` or the MkDocs plugin
+shows is asked of :class:`~memsite.memory.Memory` here, through its door (``portal_input``,
+the findings), and made into a :class:`~memsite.portal.model.Portal` by ``derive``."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from memsite.core.review import Finding
+from memsite.portal.cache import PortalCache
+from memsite.portal.derive import build_portal
+from memsite.portal.model import Portal
+from memsite.portal.standing import claims_of
+
+if TYPE_CHECKING:
+    from memsite.memory import Memory
+
+
+def portal_for(
+    memory: Memory,
+    cache: PortalCache | None = None,
+    findings: Sequence[Finding] = (),
+    *,
+    site_name: str | None = None,
+) -> Portal:
+    """The portal of ``memory`` as it is now: the one way every caller builds it."""
+    config = memory.config
+    site = dict(config.site)
+    if site_name and not site.get("site_name"):
+        site["site_name"] = site_name
+    cache = cache or PortalCache()
+    given = memory.portal_input(cache.file_links)
+    cache.file_links = given.file_links
+    claims = claims_of(given.result, given.standings, given.retirements, given.blob_base)
+    return build_portal(
+        given.result,
+        site,
+        config.categories,
+        config.budget,
+        cache,
+        findings=findings,
+        sessions=given.sessions,
+        claims=claims,
+        file_links=given.file_links[1],
+    )
+
+
+def findings(memory: Memory) -> list[Finding]:
+    """Every finding of a review, as `memsite review` lists them."""
+    return memory.findings()
+
+
+def plugin_portal(store: str | None, base: Path) -> tuple[Portal, list[Path]]:
+    """The portal of the store the MkDocs plugin names (``store``, relative to the folder of
+    mkdocs.yml, ``base``), with its findings, and the paths ``mkdocs serve`` should watch."""
+    from memsite.memory import Memory
+
+    explicit = str((base / store).resolve()) if store else None
+    memory = Memory.open(explicit, os.environ, base)
+    portal = portal_for(memory, findings=findings(memory), site_name="Memory")
+    return portal, [memory.store.entries_dir, memory.store.config_path]  # LeanSpec: its own
