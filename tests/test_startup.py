@@ -95,13 +95,6 @@ def test_context_with_fresh_views_loads_no_rules(store_root: Path) -> None:
     assert rules & modules == set()
 
 
-def test_the_index_and_compaction_agree_on_the_active_status() -> None:
-    from memsite.core.schema import ACTIVE
-    from memsite.storage.index import ACTIVE as INDEX_ACTIVE
-
-    assert INDEX_ACTIVE == ACTIVE
-
-
 def test_the_program_leaves_its_objects_out_of_the_exit_collection(tmp_path: Path) -> None:
     """`memsite` and `python -m memsite` run ``cli.run``: the command, then ``gc.freeze()``, so
     the interpreter's exit does not walk every object the command made (~8 ms of a search)."""

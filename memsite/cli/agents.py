@@ -125,7 +125,7 @@ def hook(ctx: click.Context, event: str) -> None:
             event,
             parse_hook_input(raw),
             auto_flush=memory.config.auto_flush and memory.config.enabled,
-            state_path=memory.store.cache_dir / "agent-hooks.json",
+            state_path=memory.store.hook_state,
         )
     except MemsiteError:
         return

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from memsite.memory.portal_input import FileLinks, PortalInput
     from memsite.memory.review import Later
     from memsite.storage.git import Repository
-    from memsite.storage.index import Index
+    from memsite.storage.readmodel import Index
 
 __all__ = ["Memory", "State", "Store", "clock", "repository", "session_name"]
 

@@ -47,7 +47,7 @@ def work_tree(memory: Memory, *, keep: bool = True) -> WorkTree:
     """The project's files (``keep``: remember the hashes for later runs, in cache/)."""
     from memsite.storage.worktree import WorkTree
 
-    cache = memory.store.cache_dir if keep and not memory.model.index.in_memory else None
+    cache = memory.store.anchor_blobs if keep and not memory.model.index.in_memory else None
     return WorkTree(memory.store.project_root, cache)
 
 
@@ -94,7 +94,7 @@ def standings(
     """The standing of each of ``entries`` (``records``: all records about them, when known)."""
     ids = [e.id for e in entries]
     if records is None:
-        records = memory.index().records_about(ids) if memory.index().has_records() else []
+        records = memory.index().records.about(ids) if memory.index().records.any() else []
     about = about_each(records)
     anchored = {e.id: current_anchors(e, about[e.id]) for e in entries}
     states: dict[Anchor, Located] = {}
@@ -121,8 +121,8 @@ def standings(
 def reconcile(memory: Memory) -> dict[str, Any]:
     """Each anchor of each active fact against today's files; writes nothing."""
     index = memory.index()
-    entries = index.anchored_active()
-    records = index.records_about(e.id for e in entries) if index.has_records() else []
+    entries = index.entries.anchored_active()
+    records = index.records.about(e.id for e in entries) if index.records.any() else []
     found = standings(memory, entries, records, work_tree(memory, keep=False))
     facts = []
     for entry in entries:
@@ -217,9 +217,9 @@ def index_markers(memory: Memory) -> dict[str, str]:
     session start."""
     index = memory.index()
     flags: dict[str, str] = {}
-    anchored = index.active_anchors()
+    anchored = index.entries.active_anchors()
     if anchored:
-        repins = index.repinned(anchored) if index.has_records() else {}
+        repins = index.records.repinned(anchored) if index.records.any() else {}
         current = {i: repins[i].anchors if i in repins else tuple(a) for i, a in anchored.items()}
         tree = work_tree(memory)
         states = locate_all(tree, (a for group in current.values() for a in group))
@@ -230,7 +230,7 @@ def index_markers(memory: Memory) -> dict[str, str]:
                 flags[entry_id] = standing.marker()
     if memory.config.review_after is not None:
         today = memory.now().date()
-        for entry_id, category, confirmed in index.confirmed_dates():
+        for entry_id, category, confirmed in index.entries.confirmed_dates():
             moment = datetime.fromtimestamp(confirmed, UTC).date()
             days = memory.config.review_days(category)
             if entry_id not in flags and overdue(days, moment, today) is not None:

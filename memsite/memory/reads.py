@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from memsite.core.compaction import Compaction
     from memsite.core.standing import Standing
     from memsite.memory import Memory
-    from memsite.storage.index import Row
+    from memsite.storage.readmodel import Row
 
 QUERY_MAX = 1000
 CANDIDATES = 200  # entries FTS5 hands to the ranking
@@ -33,18 +33,18 @@ SortKey = tuple[float, float, int, str, str, int]
 
 def compact_component(memory: Memory, entry_id: str) -> Compaction:
     """Compaction of the entries linked to ``entry_id``: a status depends only on them (see
-    ``storage.index``), so this is what a full compaction gives them."""
+    ``storage.readmodel``), so this is what a full compaction gives them."""
     from memsite.core.compaction import compact
 
     index = memory.index()
-    linked = index.component_entries(entry_id)
-    return compact(linked, (), index.retired([e.id for e in linked]), report=False)
+    linked = index.entries.component(entry_id)
+    return compact(linked, (), index.records.retired([e.id for e in linked]), report=False)
 
 
 def resolve(memory: Memory, ref: str) -> Entry:
     """An entry by full id or unique prefix of at least 4 hex characters."""
     index = memory.index()
-    entry = index.by_id(index.match_id(ref))
+    entry = index.entries.by_id(index.entries.match_id(ref))
     if entry is None:  # removed meanwhile
         raise EntryNotFoundError(f"no entry with id {ref!r}: it was removed meanwhile")
     return entry
@@ -57,7 +57,7 @@ def read(memory: Memory, ref: str) -> dict[str, Any]:
     entry = memory.resolve(ref)
     result = compact_component(memory, entry.id)
     index = memory.index()
-    records = index.records_about([entry.id]) if index.has_records() else []
+    records = index.records.about([entry.id]) if index.records.any() else []
     standing = standings(memory, [entry], records)[entry.id]
     extra: dict[str, Any] = standing.fields()
     if standing.anchors:
@@ -92,8 +92,8 @@ def _links_shown(memory: Memory, links: list[dict[str, Any]]) -> list[dict[str, 
     """Links with the other fact's text and status (a fact not in this checkout has none)."""
     index = memory.index()
     ids = {link["id"] for link in links}
-    others = {e.id: e for e in index.entries_with_ids(ids)}
-    statuses = index.statuses_of(ids)
+    others = {e.id: e for e in index.entries.with_ids(ids)}
+    statuses = index.entries.statuses_of(ids)
     return [shapes.linked(link, others.get(link["id"]), statuses.get(link["id"])) for link in links]
 
 
@@ -119,7 +119,7 @@ def list_entries(
             e for e in result.entries if category is None or e.category == category
         )
     else:  # read in order from the index, only as far as the limit needs
-        pool = (row.entry() for row in memory.index().active_in_order(category))
+        pool = (row.entry() for row in memory.index().entries.active_in_order(category))
     chosen = list(islice((e for e in pool if tag is None or tag in e.tags), wanted))
     found = _standing_fields(memory, chosen)
     if include_all:
@@ -179,17 +179,22 @@ def _ranked(
     from memsite.core import ranking
 
     index = memory.index()
-    plan = ranking.plan(query, index.document_frequency, index.words_near, index.terms_with_prefix)
-    found = index.candidates(
+    plan = ranking.plan(
+        query,
+        index.search.document_frequency,
+        index.search.words_near,
+        index.search.terms_with_prefix,
+    )
+    found = index.search.candidates(
         [list(t.alternatives) for t in plan],
         category=category,
         include_all=include_all,
         limit=CANDIDATES,
     )
     stats = ranking.Stats(
-        index.entry_count(),
-        index.average_length(),
-        index.document_frequency({a for t in plan for a in t.alternatives}),
+        index.entries.count(),
+        index.search.average_length(),
+        index.search.document_frequency({a for t in plan for a in t.alternatives}),
     )
     today = memory.now().timestamp()
     scored: list[tuple[SortKey, dict[str, Any] | Row]] = []
@@ -213,9 +218,9 @@ def _daily_hits(
 
     index = memory.index()
     stats = ranking.Stats(
-        index.entry_count(),
-        index.average_length(),
-        index.document_frequency({a for t in plan for a in t.alternatives}),
+        index.entries.count(),
+        index.search.average_length(),
+        index.search.document_frequency({a for t in plan for a in t.alternatives}),
     )
     today = memory.now().timestamp()
     hits: list[tuple[SortKey, dict[str, Any] | Row]] = []
@@ -245,8 +250,8 @@ def _linked(
                 }
     if not reached:
         return []
-    others = {e.id: e for e in index.entries_with_ids(set(reached))}
-    statuses = index.statuses_of(others)
+    others = {e.id: e for e in index.entries.with_ids(set(reached))}
+    statuses = index.entries.statuses_of(others)
     shown = [i for i in reached if i in others and (include_all or statuses.get(i) == ACTIVE)]
     extra = _standing_fields(memory, [others[i] for i in shown])
     out = []

@@ -111,7 +111,7 @@ def relate(
     first, second = memory.resolve(source), memory.resolve(target)
     if first.id == second.id:
         raise InvalidInputError("a fact cannot be linked to itself: give two different ids")
-    for record in memory.index().records_about([first.id]):
+    for record in memory.index().records.about([first.id]):
         if (record.kind, record.target, record.other, record.link) == (
             RELATE,
             first.id,

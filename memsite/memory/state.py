@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, NamedTuple
 from memsite.core.config import Config
 from memsite.storage.cache import Caches
 from memsite.storage.entries import Scan
-from memsite.storage.index import Index
 from memsite.storage.layout import Store
+from memsite.storage.readmodel import Index
 
 if TYPE_CHECKING:
     from memsite.core.compaction import Compaction
@@ -63,7 +63,9 @@ class ReadModel:
             from memsite.core.compaction import compact
 
             index = self.synced()
-            found = Scan(index.all_entries(self.known), index.invalid(), index.all_records())
+            found = Scan(
+                index.entries.all(self.known), index.entries.invalid(), index.records.all()
+            )
             retired = {r.target for r in found.records if r.kind == "retire"}
             self._state = State(found, compact(found.entries, self.config.categories, retired))
         return self._state

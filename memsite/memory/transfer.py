@@ -114,7 +114,7 @@ def _import_fact(
     if (fact.category, normalized) in seen:
         return "exists", None
     seen.add((fact.category, normalized))
-    held = memory.index().holding(fact.category, normalized)
+    held = memory.index().entries.holding(fact.category, normalized)
     if held is not None:
         return "exists", held
     tags = split_names([*fact.tags, IMPORT_TAG])
@@ -146,7 +146,7 @@ def _import_entry(
         raise InvalidInputError(
             f"category {entry.category!r} is not in memory.categories: add it to the config"
         )
-    if memory.index().has_id(entry.id):
+    if memory.index().entries.has_id(entry.id):
         return "exists", entry.id
     fields = {"content": entry.content, "reason": entry.reason, "agent": entry.agent}
     refused = refusal(fields, entry.tags)
@@ -159,7 +159,7 @@ def _import_entry(
         record[ALLOW_KEY] = True
 
     def decide() -> dict[str, Any] | None:
-        return None if memory.index().has_id(entry.id) else record
+        return None if memory.index().entries.has_id(entry.id) else record
 
     done = write_locked(memory, decide, new_id=_no_new_id)
     return ("written" if done is not None else "exists"), entry.id

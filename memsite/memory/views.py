@@ -99,11 +99,12 @@ def _index_texts(
 
     index = memory.index()
     flags = _flags(memory) if flags is None else flags
-    with index.read_transaction():
-        items = index.index_items()
-        present = index.categories_present()
+    with index.views.reading():
+        items = index.views.index_items()
+        present = index.entries.categories()
         marked = {
-            i: line[:-1] + flags[i] + "\n" for i, line in index.index_bullets(sorted(flags)).items()
+            i: line[:-1] + flags[i] + "\n"
+            for i, line in index.views.index_bullets(sorted(flags)).items()
         }
         sections = {
             c: [
@@ -116,7 +117,7 @@ def _index_texts(
         weights = memory.config.categories
 
         def bullets(ids: Sequence[str]) -> dict[str, str]:
-            found = index.index_bullets([i for i in ids if i not in marked])
+            found = index.views.index_bullets([i for i in ids if i not in marked])
             return {**found, **{i: marked[i] for i in ids if i in marked}}
 
         return choose(
@@ -169,7 +170,7 @@ def _write_views(
 
     store = memory.store
     index = memory.index()
-    generation, everything, dirty = index.dirty()
+    generation, everything, dirty = index.views.dirty()
     full = full or everything
     configured = list(memory.config.categories)
     now = _view_stats(store, _view_names(configured))
@@ -182,7 +183,7 @@ def _write_views(
     removed: list[str] = []
     for category in chosen:
         name = f"{category}.md"
-        text = compacted_text(category, index.view_bullets(category))
+        text = compacted_text(category, index.views.view_bullets(category))
         if replace_if_changed(store.compacted_dir / name, text.encode(), tmp_dir=store.tmp_dir):
             written.append(f"compacted/{name}")
     if full:
@@ -232,17 +233,17 @@ def compact(memory: Memory, full: bool = False) -> dict[str, Any]:
         if index.has_temporaries():  # listing 100k names costs ~0.1 s: only when worth it
             folders.append(store.entries_dir)
         temporaries = remove_files(stale_temporaries(folders, memory.now().timestamp()))
-        index.views_written(generation)
+        index.views.written(generation)
         views = _view_stats(store, _view_names(memory.config.categories))
         memory.model.caches.save_state(
             {**stamp, "entries": _fingerprint_at(stamp, generation), "views": views}
         )
     except OSError as exc:
         raise StorageError(f"cannot write derived files in {store.root}: {exc.strerror}") from None
-    categories = category_order(memory.config.categories, index.categories_present())
+    categories = category_order(memory.config.categories, index.entries.categories())
     return {
-        **counts_of(index.tally(), categories),
-        "invalid": len(index.invalid()),
+        **counts_of(index.entries.tally(), categories),
+        "invalid": len(index.entries.invalid()),
         "written": written,
         "removed": removed,
         "pruned_daily": pruned,

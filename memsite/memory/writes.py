@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from memsite.memory import Memory
-    from memsite.storage.index import Index
+    from memsite.storage.readmodel import Index
 
 
 def write_locked(
@@ -60,14 +60,14 @@ def _targets(index: Index, supersedes: Iterable[str]) -> tuple[list[str], list[s
 
         ref = ref.strip()
         value = id_reference(ref)
-        if is_uuid(ref) and not index.has_id(value):
+        if is_uuid(ref) and not index.entries.has_id(value):
             targets.append(value)
             warnings.append(
                 f"supersedes {value}, which is not in this checkout "
                 "(fine if it lives on another branch)"
             )
         else:
-            targets.append(index.match_id(ref))
+            targets.append(index.entries.match_id(ref))
     return targets, warnings
 
 
@@ -119,13 +119,15 @@ def add(
             obj[ALLOW_KEY] = True
         normalized = normalize(content)
         replaced = set(targets)
-        same = index.same_content(category, normalized, replaced)
+        same = index.entries.same_content(category, normalized, replaced)
         if same is not None:
             path = memory.store.entry_path(same.file)
             answer.update(write_answer("duplicate", same.id, str(path), [], warnings))
             return None
         mine = token_set(normalized)
-        candidates = index.near_candidates(category, mine, NEAR_DUPLICATE_THRESHOLD, replaced)
+        candidates = index.search.near_candidates(
+            category, mine, NEAR_DUPLICATE_THRESHOLD, replaced
+        )
         near = [{"id": i, "similarity": s} for i, s in similar_to(mine, candidates)]
         answer.update(write_answer("written", "", "", near, warnings))
         return obj
@@ -183,13 +185,15 @@ def delete(memory: Memory, ref: str) -> dict[str, Any]:
 
     entry = memory.resolve(ref)
     index = memory.index()
-    linked = index.component_entries(entry.id)
+    linked = index.entries.component(entry.id)
     ids = {e.id for e in linked}
-    before = {e.id for e in compact(linked, (), index.retired(ids), report=False).active()}
+    before = {e.id for e in compact(linked, (), index.records.retired(ids), report=False).active()}
     path = delete_entry_file(memory.store, entry.filename)
     memory.invalidate()
     index = memory.index()
-    after = compact(index.entries_with_ids(ids), (), index.retired(ids), report=False).active()
+    after = compact(
+        index.entries.with_ids(ids), (), index.records.retired(ids), report=False
+    ).active()
     revived = [e.id for e in after if e.id not in before]
     return {"status": "deleted", "id": entry.id, "path": str(path), "revived": revived}
 

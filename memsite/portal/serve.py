@@ -336,7 +336,7 @@ def serve(
     waited for beyond a moment.
     """
     store = memory.store
-    site_dir = store.cache_dir / "serve-site"
+    site_dir = store.serve_dir
     reloader = Reloader()
     server = bind(host, port, site_dir, reloader)
     bound = int(server.server_address[1])  # the real port when 0 was asked

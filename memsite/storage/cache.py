@@ -1,4 +1,4 @@
-"""The small derived caches under ``cache/`` (the index has its own module, ``storage.index``):
+"""The small derived caches under ``cache/`` (the index has its own package, ``readmodel``):
 the views' freshness stamp and the secret-scan verdicts. Each is an optimisation: unreadable,
 stale or missing means "rebuild", and a store whose cache cannot be written still works.
 """
@@ -15,8 +15,6 @@ from memsite.files import replace_if_changed
 from memsite.storage.layout import Store
 from memsite.version import __version__
 
-STATE_FILE = "state.json"
-SECRETS_FILE = "secrets.marshal"
 _SECRETS_VERSION = 2
 Verdicts = dict[str, tuple[int, list[str]]]
 
@@ -26,8 +24,8 @@ class Caches:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.state_path = store.cache_dir / STATE_FILE
-        self.secrets_path = store.cache_dir / SECRETS_FILE
+        self.state_path = store.views_stamp
+        self.secrets_path = store.secret_verdicts
 
     def _save(self, path: Any, data: bytes) -> None:
         with contextlib.suppress(StorageError):

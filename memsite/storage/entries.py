@@ -4,7 +4,7 @@ Entry files are only ever created (atomically, with ``os.link``) or deleted on r
 here rewrites one. Reading is safe for any folder content: a file is ``lstat``-ed first, links
 and other non-files are reported, a file over the size limit is reported without being read,
 and a file that cannot be parsed is reported with the reason. Commands read through the
-index (``storage.index``); ``scan`` reads every file afresh.
+index (``storage.readmodel``); ``scan`` reads every file afresh.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from memsite.files import link_new, read_bounded, unlink
 from memsite.storage.layout import Store
 
 if TYPE_CHECKING:
-    from memsite.storage.index import Index
+    from memsite.storage.readmodel import Index
 
 try:
     import fcntl

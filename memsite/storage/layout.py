@@ -57,6 +57,14 @@ class Store:
         self.daily_dir = root / "daily"
         self.cache_dir = root / "cache"
         self.tmp_dir = self.cache_dir / "tmp"
+        # The derived caches under cache/ (each safe to delete: rebuilt from entries/).
+        self.index_db = self.cache_dir / "index.sqlite3"  # the read model (storage.readmodel)
+        self.clock_probe = self.cache_dir / "clock"  # the file system's clock (freshness)
+        self.views_stamp = self.cache_dir / "state.json"  # what the views were built from
+        self.secret_verdicts = self.cache_dir / "secrets.marshal"  # the full scan's verdicts
+        self.anchor_blobs = self.cache_dir / "anchors.marshal"  # anchored files' blob ids
+        self.hook_state = self.cache_dir / "agent-hooks.json"  # Claude Code's stop reminders
+        self.serve_dir = self.cache_dir / "serve-site"  # the site `memsite serve` serves
         self.site_dir = root / "site"
         self.manifest_path = root / "agents.json"
         own_config = root / "config.json"

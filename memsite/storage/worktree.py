@@ -18,7 +18,6 @@ from memsite.core.anchors import blob_id
 from memsite.errors import StorageError
 from memsite.files import write_atomic
 
-_CACHE_FILE = "anchors.marshal"
 READ_MAX = 16 << 20  # a file larger than this is hashed but never searched for a span
 _CACHE_FORMAT = 1
 
@@ -26,10 +25,10 @@ _CACHE_FORMAT = 1
 class WorkTree:
     """The files of one project, read for anchors (``save()`` keeps what was hashed)."""
 
-    def __init__(self, root: Path, cache_dir: Path | None) -> None:
+    def __init__(self, root: Path, cache_path: Path | None) -> None:
         self.root = root
         self._real_root = os.path.realpath(root)
-        self._cache_path = cache_dir / _CACHE_FILE if cache_dir is not None else None
+        self._cache_path = cache_path
         self._known = self._load()
         self._changed = False
         self._blobs: dict[str, str | None] = {}

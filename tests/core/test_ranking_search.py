@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from memsite.memory import Memory
-from memsite.storage import index
 from memsite.storage.layout import Store
+from memsite.storage.readmodel import search as index
 from tests.conftest import Clock
 
 

@@ -130,9 +130,9 @@ def test_incremental_index_matches_a_full_rebuild(store_root: Path, clock: Clock
         ids.append(
             memory.add(f"fact {i % 5} about things", "conventions", supersedes=sup, key=key)["id"]
         )
-    incremental = Memory(memory.store, memory.config, clock).index().statuses()
+    incremental = Memory(memory.store, memory.config, clock).index().entries.statuses()
     shutil.rmtree(store_root / "cache")
-    rebuilt = Memory(memory.store, memory.config, clock).index().statuses()
+    rebuilt = Memory(memory.store, memory.config, clock).index().entries.statuses()
     full = compact(scan(memory.store).entries, ())
     assert incremental == rebuilt == {e.filename: full.status[e.id] for e in full.entries}
     assert set(incremental.values()) >= {"active", "superseded", "duplicate"}

@@ -30,16 +30,16 @@ from tests.portal.searchfiles import read_search
 def test_terms_and_frequencies_are_the_clis(demo_site: Built) -> None:
     found = read_search(demo_site.site)
     index = demo_site.memory.index()
-    vocabulary = index.terms_with_prefix("", 1_000_000)
+    vocabulary = index.search.terms_with_prefix("", 1_000_000)
     assert sorted(found.postings) == sorted(vocabulary)
-    frequency = index.document_frequency(set(vocabulary))
+    frequency = index.search.document_frequency(set(vocabulary))
     assert {t: df for t, (df, _) in found.postings.items()} == frequency
     for length in found.meta["lengths"]:
         words = json.loads((demo_site.site / "search" / "v" / f"{length}.json").read_text())
-        assert words == sorted(index.words_near(length, 0)), length
-    assert found.meta["documents"] == index.entry_count()
+        assert words == sorted(index.search.words_near(length, 0)), length
+    assert found.meta["documents"] == index.entries.count()
     # Rounded to three digits (one new fact seldom moves it): see searchdata.average_length.
-    assert found.meta["averageLength"] == float(f"{index.average_length():.3g}")
+    assert found.meta["averageLength"] == float(f"{index.search.average_length():.3g}")
 
 
 def test_posting_values_are_the_bm25_weights(demo_site: Built) -> None:

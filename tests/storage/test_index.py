@@ -12,7 +12,6 @@ import sys
 import uuid
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -20,6 +19,7 @@ from memsite.core.compaction import compact
 from memsite.memory import Memory
 from memsite.storage.entries import scan
 from memsite.storage.layout import Store
+from memsite.storage.readmodel.statuses import component
 from tests.conftest import Clock, clean_env, make_entry, write_raw
 
 CATEGORIES = ("conventions", "architecture", "operations", "decisions")
@@ -50,7 +50,7 @@ def rebuilt(root: Path, clock: Clock) -> tuple[dict[str, bytes], dict[str, str |
     (root / "index.md").unlink(missing_ok=True)
     memory = open_memory(root, clock)
     memory.compact(full=True)
-    return views(root), memory.index().statuses()
+    return views(root), memory.index().entries.statuses()
 
 
 class Scenario:
@@ -86,7 +86,7 @@ class Scenario:
             self.ids.append(memory.add(self.text(), category, key=key)["id"])
         elif kind == "delete" and self.ids:
             victim = self.ids.pop(rng.randrange(len(self.ids)))
-            if memory.index().has_id(victim):
+            if memory.index().entries.has_id(victim):
                 memory.delete(victim)
         elif kind == "older":  # an entry from another branch, older than what is here
             moment = self.clock.moment - timedelta(days=rng.randint(1, 30))
@@ -122,7 +122,7 @@ def test_incremental_views_match_a_full_rebuild(store_root: Path, seed: int) -> 
         memory = open_memory(store_root, scenario.clock)
         memory.compact()
         incremental = views(store_root)
-        statuses = memory.index().statuses()
+        statuses = memory.index().entries.statuses()
         assert statuses == full_statuses(store_root)
         rebuilt_views, rebuilt_statuses = rebuilt(store_root, scenario.clock)
         assert incremental == rebuilt_views, f"seed {seed}, round {round_}"
@@ -136,7 +136,7 @@ def test_the_scenarios_reach_every_status(tmp_path: Path) -> None:
         scenario = Scenario(root.root, seed)
         for _ in range(45):
             scenario.step()
-        seen.update(open_memory(root.root, scenario.clock).index().statuses().values())
+        seen.update(open_memory(root.root, scenario.clock).index().entries.statuses().values())
     assert {"active", "superseded", "duplicate", "overridden"} <= seen
 
 
@@ -160,7 +160,7 @@ def test_many_changes_at_once_take_the_bulk_path_and_agree(store_root: Path) -> 
         ids.append(obj["id"])
     memory = open_memory(store_root, clock)
     memory.compact()
-    assert memory.index().statuses() == full_statuses(store_root)
+    assert memory.index().entries.statuses() == full_statuses(store_root)
     incremental = views(store_root)
     assert incremental == rebuilt(store_root, clock)[0]
 
@@ -215,7 +215,7 @@ def test_two_processes_building_the_cache_at_once(store_root: Path) -> None:
         assert proc.returncode == 0, err.decode()
         assert len(json.loads(out)) == 2500
     memory = open_memory(store_root, clock)
-    assert memory.index().statuses() == full_statuses(store_root)
+    assert memory.index().entries.statuses() == full_statuses(store_root)
     assert not [p for p in (store_root / "cache").iterdir() if p.name.startswith(".index-")]
 
 
@@ -302,7 +302,7 @@ def test_names_that_are_not_utf8_are_reported_not_fatal(store_root: Path, clock:
         handle.write(json.dumps(obj).encode())
     memory = open_memory(store_root, clock)
     assert memory.list_entries() == []
-    invalid = memory.index().invalid()
+    invalid = memory.index().entries.invalid()
     assert len(invalid) == 1 and "UTF-8" in invalid[0].message
     assert os.path.exists(raw)  # reported, never touched
 
@@ -352,7 +352,7 @@ def test_following_a_write_s_links_seeks_the_indexes(store_root: Path, clock: Cl
     seen: list[str] = []
     index.db.set_trace_callback(seen.append)
     try:
-        linked = index._component({first["id"]})
+        linked = component(index.db, {first["id"]})
     finally:
         index.db.set_trace_callback(None)
     assert len(linked) == 2  # the two facts on one key
@@ -386,17 +386,14 @@ def test_a_reader_that_keeps_entries_gets_the_same_objects_for_unchanged_files(
         )
         for n in range(3)
     ]
-    known: dict[str, Any] = {}
-    first = Memory.open(str(root), {}, tmp_path)
-    first.model.known = known
+    first = Memory.open(str(root), {}, tmp_path).reopen(remember=True)
     before = {e.filename: e for e in first.state().result.entries}
     obj = json.loads(paths[-1].read_text())
     obj["content"] = "Fact 2, corrected"
     swap = paths[-1].with_suffix(".tmp")
     swap.write_text(json.dumps(obj, indent=2), encoding="utf-8")
     os.replace(swap, paths[-1])  # as a checkout rewrites a file: a new one under the old name
-    second = Memory.open(str(root), {}, tmp_path)
-    second.model.known = known
+    second = first.reopen(remember=True)  # as serve opens the store for each rebuild
     after = {e.filename: e for e in second.state().result.entries}
     assert after.keys() == before.keys()
     for path in paths[:-1]:

@@ -20,10 +20,9 @@ from memsite.core.compaction import compact
 from memsite.core.text import _CJK, normalize, one_line, word_tokens
 from memsite.core.validate import serialize
 from memsite.memory import Memory
-from memsite.storage import index as index_module
-from memsite.storage import prepare
 from memsite.storage.entries import scan
 from memsite.storage.layout import Store
+from memsite.storage.readmodel import ingest, prepare
 from tests.conftest import Clock, make_entry, write_raw
 from tests.storage.test_index import CATEGORIES, WORDS, open_memory, views
 
@@ -103,7 +102,7 @@ def _one_by_one(root: Path, tmp: Path, clock: Clock) -> tuple[dict[str, str | No
         open_memory(other, clock).index().sync()
     memory = open_memory(other, clock)
     memory.compact(full=True)
-    return memory.index().statuses(), views(other)
+    return memory.index().entries.statuses(), views(other)
 
 
 @pytest.mark.parametrize("parallel", [True, False])
@@ -113,10 +112,10 @@ def test_a_first_build_decides_as_the_long_way(
     clock = Clock()
     _hostile_store(store_root, clock, 1500)
     monkeypatch.setattr(prepare, "PARALLEL", 500 if parallel else 10**9)
-    monkeypatch.setattr(index_module, "PARALLEL", 500 if parallel else 10**9)
+    monkeypatch.setattr(ingest, "PARALLEL", 500 if parallel else 10**9)
     memory = open_memory(store_root, clock)
     memory.compact()
-    statuses = memory.index().statuses()
+    statuses = memory.index().entries.statuses()
     assert {s for s in statuses.values()} >= {"active", "superseded", "duplicate", None}
     assert "retired" in statuses.values() and "overridden" in statuses.values()
     found = scan(Store(store_root))
@@ -124,12 +123,12 @@ def test_a_first_build_decides_as_the_long_way(
     result = compact(found.entries, (), retired)
     winners = {e.filename: result.status[e.id] for e in result.entries}
     assert {f: s for f, s in statuses.items() if s is not None} == winners
-    invalid = {i.filename: i.message for i in memory.index().invalid()}
+    invalid = {i.filename: i.message for i in memory.index().entries.invalid()}
     assert invalid["2026-01-01T00-00-00Z-fifo0000.json"] == "is not a regular file"
     assert "symbolic link" in invalid["2026-01-01T00-00-00Z-link0000.json"]
     assert "not valid JSON" in invalid["2026-01-01T00-00-00Z-broken00.json"]
     monkeypatch.setattr(prepare, "PARALLEL", 10**9)
-    monkeypatch.setattr(index_module, "PARALLEL", 10**9)
+    monkeypatch.setattr(ingest, "PARALLEL", 10**9)
     their_statuses, their_views = _one_by_one(store_root, tmp_path, clock)
     assert statuses == their_statuses
     assert views(store_root) == their_views
@@ -143,7 +142,7 @@ def test_bullets_are_rendered_once_and_kept(store_root: Path) -> None:
     index = memory.index()
     pending = "SELECT count(*) FROM entries WHERE index_cost IS NULL AND status = 'active'"
     assert index.db.execute(pending).fetchone()[0] == 5  # nothing rendered by writing
-    bullets = index.view_bullets("conventions")
+    bullets = index.views.view_bullets("conventions")
     assert index.db.execute(pending).fetchone()[0] == 0
     assert len(bullets) == 5 and all(b.startswith("- fact number") for b in bullets)
 
@@ -152,18 +151,20 @@ def test_bullets_missing_inside_a_read_are_rendered_there(store_root: Path) -> N
     clock = Clock()
     first = open_memory(store_root, clock)
     first.add("Use pnpm, never npm", "conventions")
-    expected_items = first.index().index_items()
-    expected_views = first.index().view_bullets("conventions")
-    expected_bullets = first.index().index_bullets([i.id for i in expected_items["conventions"]])
+    expected_items = first.index().views.index_items()
+    expected_views = first.index().views.view_bullets("conventions")
+    expected_bullets = first.index().views.index_bullets(
+        [i.id for i in expected_items["conventions"]]
+    )
     shutil.rmtree(store_root / "cache")
     memory: Memory = open_memory(store_root, clock)
     index = memory.index()
     index.db.execute("BEGIN")  # a read in progress: nothing is written, all is still answered
     try:
-        assert index.index_items() == expected_items
-        assert index.view_bullets("conventions") == expected_views
+        assert index.views.index_items() == expected_items
+        assert index.views.view_bullets("conventions") == expected_views
         ids = [i.id for i in expected_items["conventions"]]
-        assert index.index_bullets(ids) == expected_bullets
+        assert index.views.index_bullets(ids) == expected_bullets
     finally:
         index.db.execute("COMMIT")
     rows = index.db.execute("SELECT count(*) FROM entries WHERE index_cost IS NULL")

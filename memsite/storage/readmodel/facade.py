@@ -1,0 +1,280 @@
+"""The read model of one store, :class:`Index`: its database file, its freshness, and the
+objects that read it (``entries``, ``records``, ``search``, ``views``).
+
+Freshness costs one ``stat`` of entries/: its inode, mtime and ctime are recorded after each
+listing, and the folder is listed again only when they differ. A recorded state is *trusted*
+only when a probe file touched before the listing got a later timestamp than the folder (so
+any later change gives the folder a new timestamp, even on a file system with coarse
+timestamps); otherwise the next command lists again. Writers serialize on the store's write
+lock; concurrent syncs serialize on SQLite's write lock (``BEGIN IMMEDIATE``) and re-check
+freshness once they hold it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from memsite.errors import StorageError
+from memsite.files import TEMP_SUFFIX
+from memsite.storage.layout import Store
+from memsite.storage.readmodel import ingest, schema
+from memsite.storage.readmodel.queries import Entries, Records
+from memsite.storage.readmodel.rows import collector_resting, transaction
+from memsite.storage.readmodel.search import Search
+from memsite.storage.readmodel.snapshot import Snapshot
+from memsite.storage.readmodel.views import Views
+
+
+class Index:
+    """The read model of one store. Its readers bring it up to date first (``sync``);
+    writers call ``wrote`` with the file they linked."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.path = store.index_db
+        self.notices: list[str] = []
+        self.in_memory = False
+        self._db: sqlite3.Connection | None = None
+        self._synced = False
+        self._building: Path | None = None
+        self._unindexed = False  # a first build adds the tables' indexes once its rows are in
+        self.entries = Entries(self)
+        self.records = Records(self)
+        self.search = Search(self)
+        self.views = Views(self)
+
+    # --- the database file ------------------------------------------------------------------
+
+    @property
+    def db(self) -> sqlite3.Connection:
+        if self._db is None:
+            self._db = self._open()
+        return self._db
+
+    def _open(self) -> sqlite3.Connection:
+        try:
+            self.store.cache_dir.mkdir(parents=True, exist_ok=True)
+            if not self.path.exists():
+                # A first build: made under a temporary name without a journal (a crash leaves
+                # only a temporary), linked into place when done.
+                unique = f"{os.getpid()}-{os.urandom(8).hex()}"
+                building = self.store.cache_dir / f".index-{unique}{TEMP_SUFFIX}"
+                db = self._connect(str(building), journal=False)
+                if db is not None:
+                    self._building = building
+                    return db
+            db = self._connect(str(self.path))
+        except (OSError, sqlite3.Error):
+            return self._memory()  # a read-only checkout: an index in memory, for this run
+        if db is None:
+            return self._memory()
+        return db
+
+    def _connect(self, target: str, *, journal: bool = True) -> sqlite3.Connection | None:
+        for attempt in range(2):
+            db = sqlite3.connect(target, timeout=60, isolation_level=None)
+            try:
+                if not journal:
+                    db.execute("PRAGMA journal_mode=OFF")
+                    db.execute("PRAGMA synchronous=OFF")
+                elif target != ":memory:":
+                    db.execute("PRAGMA journal_mode=WAL")
+                    db.execute("PRAGMA synchronous=NORMAL")
+                if schema.ready(db):
+                    return db
+                with transaction(db):
+                    if not schema.ready(db):  # nobody else made it meanwhile
+                        schema.create(db, indexes=journal)
+                        self._unindexed = not journal
+                return db
+            except sqlite3.DatabaseError as exc:
+                db.close()
+                if target == ":memory:" or attempt or not _corrupt(exc):
+                    raise
+                self.notices.append(
+                    f"the cache {self.store.relative(self.path)} was unreadable ({exc}); "
+                    "rebuilding it from entries/"
+                )
+                self._remove_files()
+        return None
+
+    def _remove_files(self) -> None:
+        for suffix in ("", "-wal", "-shm"):
+            with contextlib.suppress(OSError):
+                os.unlink(f"{self.path}{suffix}")
+
+    def _memory(self) -> sqlite3.Connection:
+        self.in_memory = True
+        db = self._connect(":memory:")
+        assert db is not None
+        return db
+
+    def index_tables(self) -> None:
+        """The indexes a first build left out, once its rows are in."""
+        if self._unindexed:
+            schema.add_indexes(self.db)
+            self._unindexed = False
+
+    def close(self) -> None:
+        if self._db is not None:
+            self._db.close()
+            self._db = None
+
+    def __del__(self) -> None:  # a connection left open warns on newer Pythons
+        with contextlib.suppress(Exception):
+            self.close()
+
+    def meta(self, key: str) -> Any:
+        row = self.db.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def set_meta(self, **values: Any) -> None:
+        self.db.executemany(
+            "UPDATE meta SET v = ? WHERE k = ?", [(v, k) for k, v in values.items()]
+        )
+
+    # --- freshness --------------------------------------------------------------------------
+
+    def dir_state(self) -> str:
+        info = os.stat(self.store.entries_dir)
+        return f"{info.st_ino}:{info.st_mtime_ns}:{info.st_ctime_ns}"
+
+    def probe(self) -> int | None:
+        """The file system's clock now: the mtime of a file touched for the purpose."""
+        if self.in_memory:
+            return None
+        path = self.store.clock_probe
+        try:
+            with open(path, "ab"):
+                pass
+            os.utime(path)
+            return os.stat(path).st_mtime_ns
+        except OSError:
+            return None
+
+    @staticmethod
+    def trusted(state: str, probe: int | None) -> bool:
+        if probe is None:
+            return False
+        _, mtime, ctime = state.split(":")
+        return probe > max(int(mtime), int(ctime))
+
+    def fresh(self) -> bool:
+        """Does the index match entries/ without listing it?"""
+        try:
+            state = self.dir_state()
+        except OSError:
+            return False
+        rows = dict(self.db.execute("SELECT k, v FROM meta WHERE k IN ('dir', 'trusted')"))
+        return rows.get("dir") == state and bool(rows.get("trusted"))
+
+    def sync(self, *, full: bool = False) -> sqlite3.Connection:
+        """Take in the entry files added, removed or replaced since the last sync; the
+        database, up to date."""
+        if self._synced and not full:
+            return self.db
+        try:
+            self._sync(full)
+        except sqlite3.DatabaseError as exc:
+            if self.in_memory or not _corrupt(exc):
+                if self.in_memory or "readonly" not in str(exc).lower():
+                    raise StorageError(
+                        f"cannot use the cache {self.store.relative(self.path)} ({exc}): "
+                        "if another memsite command is running, wait for it; else delete "
+                        f"{self.store.relative(self.store.cache_dir)}/ (it is rebuilt)"
+                    ) from None
+                self.close()  # the cache cannot be written: work without it
+                self._db = self._memory()
+            else:
+                self.notices.append(
+                    f"the cache {self.store.relative(self.path)} was damaged ({exc}); "
+                    "rebuilding it from entries/"
+                )
+                self.close()
+                self._remove_files()
+            self._sync(full)
+        self._synced = True
+        return self.db
+
+    def _sync(self, full: bool) -> None:
+        if not full and self.fresh():
+            return
+        with collector_resting(), transaction(self.db):
+            if full or not self.fresh():
+                ingest.take_in(self, full)
+        if self._building is not None:
+            self._publish()
+
+    def _publish(self) -> None:
+        """Put a first build (made without a journal, under a temporary name) in place."""
+        building, self._building = self._building, None
+        assert building is not None
+        self.close()
+        try:
+            os.link(building, self.path)  # fails if another process made one meanwhile
+        except FileExistsError:
+            pass  # theirs is as good as ours
+        except OSError:
+            self._db = self._memory()  # cache/ removed meanwhile: build again, in memory
+            self._sync(full=False)
+            return
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(building)
+        self._db = self._open()
+
+    def forget(self) -> None:
+        """Look at entries/ again on the next read (another writer may have added files)."""
+        self._synced = False
+
+    def has_temporaries(self) -> bool:
+        """Did entries/ hold temporaries when last listed?"""
+        return bool(self.meta("temporaries"))
+
+    # --- the writer's path ------------------------------------------------------------------
+
+    def before_write(self) -> str | None:
+        """The folder's state just before a writer links its file, when the index is trusted."""
+        if not self.fresh():
+            return None
+        return self.dir_state()
+
+    def wrote(self, path: Path, before: str | None) -> None:
+        """Take in the file a writer (holding the write lock) just linked. The index stays
+        trusted when it was trusted just before the link: nothing but this writer can have
+        changed the folder under the lock, short of another program in those microseconds."""
+        with transaction(self.db):
+            if before is not None and self.meta("dir") == before:
+                ingest.apply(self, [], [path.name])
+                self.set_meta(dir=self.dir_state(), trusted=1)
+            else:
+                with collector_resting():  # the folder changed meanwhile: maybe a big batch
+                    ingest.take_in(self, full=False)
+        self._synced = True
+
+    # --- as a whole -------------------------------------------------------------------------
+
+    def fingerprint(self) -> str:
+        """Changes whenever the indexed entries change (and across rebuilds of the index)."""
+        db = self.sync()
+        rows = dict(db.execute("SELECT k, v FROM meta WHERE k IN ('instance', 'generation')"))
+        return f"{rows['instance']}:{rows['generation']}"
+
+    def snapshot(self) -> Snapshot | None:
+        """A read-only look at the index file on a connection of its own (see
+        :class:`Snapshot`); None when the index is not a file (it is held in memory)."""
+        if self.in_memory or not self.path.is_file():
+            return None
+        try:
+            return Snapshot(self.path)
+        except sqlite3.Error:
+            return None
+
+
+def _corrupt(exc: sqlite3.DatabaseError) -> bool:
+    text = str(exc).lower()
+    return "locked" not in text and "readonly" not in text and "disk i/o" not in text

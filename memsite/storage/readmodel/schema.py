@@ -1,0 +1,130 @@
+"""The read model's tables and indexes, and the version a database must carry to be used.
+
+The version changes with the schema, memsite, and the marshal format of the rows' data, so a
+database of any other version (or none) is rebuilt from entries/.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import sqlite3
+import sys
+
+from memsite.storage.readmodel.prepare import digest
+from memsite.version import __version__
+
+SCHEMA = 3  # 3: repeated names interned in the rows' data (entries.entry_row)
+
+TABLES = """
+CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS files(
+    name TEXT PRIMARY KEY, ino INTEGER, size INTEGER, mtime INTEGER, hash INTEGER, error TEXT
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS entries(
+    n INTEGER PRIMARY KEY, file TEXT NOT NULL UNIQUE, id TEXT NOT NULL,
+    category TEXT NOT NULL, created REAL NOT NULL, confidence INTEGER NOT NULL, key TEXT,
+    digest INTEGER NOT NULL, words INTEGER NOT NULL, length INTEGER NOT NULL, status TEXT,
+    data BLOB NOT NULL, view_bullet TEXT, index_bullet TEXT, index_cost INTEGER,
+    anchors INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entries_unshown ON entries(n) WHERE index_cost IS NULL;
+CREATE INDEX IF NOT EXISTS entries_anchored ON entries(status) WHERE anchors > 0;
+CREATE INDEX IF NOT EXISTS entries_order ON entries(
+    status, created DESC, confidence DESC, id DESC, category, index_cost
+);
+CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
+CREATE INDEX IF NOT EXISTS entries_dup ON entries(category, digest);
+CREATE INDEX IF NOT EXISTS entries_key ON entries(category, key) WHERE key IS NOT NULL;
+CREATE INDEX IF NOT EXISTS entries_status ON entries(status, category);
+CREATE TABLE IF NOT EXISTS sup(n INTEGER NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS sup_n ON sup(n);
+CREATE INDEX IF NOT EXISTS sup_src ON sup(src);
+CREATE INDEX IF NOT EXISTS sup_dst ON sup(dst);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
+    body, meta, detail=column, tokenize="unicode61 remove_diacritics 0 tokenchars '_'"
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts_terms USING fts5vocab(fts, 'row');
+CREATE TABLE IF NOT EXISTS words(word TEXT PRIMARY KEY, len INTEGER NOT NULL) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS words_len ON words(len);
+CREATE TABLE IF NOT EXISTS dirty(category TEXT PRIMARY KEY, generation INTEGER) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS records(
+    n INTEGER PRIMARY KEY, file TEXT NOT NULL UNIQUE, id TEXT NOT NULL, kind TEXT NOT NULL,
+    target TEXT NOT NULL, other TEXT, created REAL NOT NULL, data BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS records_target ON records(target, kind);
+CREATE INDEX IF NOT EXISTS records_other ON records(other) WHERE other IS NOT NULL;
+CREATE TABLE IF NOT EXISTS anchors(
+    n INTEGER NOT NULL, id TEXT NOT NULL, path TEXT NOT NULL, blob TEXT NOT NULL,
+    first INTEGER, last INTEGER, span TEXT
+);
+CREATE INDEX IF NOT EXISTS anchors_n ON anchors(n);
+"""
+
+NAMES = (
+    "meta",
+    "files",
+    "entries",
+    "sup",
+    "fts_terms",
+    "fts",
+    "words",
+    "dirty",
+    "records",
+    "anchors",
+)
+
+
+def version() -> str:
+    """Changes with the schema, memsite, and the marshal format of the rows' data."""
+    tables = f"{digest(TABLES.encode()) & 0xFFFFFFFFFFFF:012x}"
+    return f"{SCHEMA}:{tables}:{__version__}:{marshal.version}:{sys.version_info[:2]}"
+
+
+def statements(*, indexes: bool) -> list[str]:
+    """The statements of ``TABLES`` that make tables, or those that make indexes."""
+    found = [s.strip() for s in TABLES.split(";") if s.strip()]
+    return [s for s in found if s.startswith("CREATE INDEX") == indexes]
+
+
+def ready(db: sqlite3.Connection) -> bool:
+    """Does ``db`` hold the tables of this version?"""
+    try:
+        row = db.execute("SELECT v FROM meta WHERE k = 'version'").fetchone()
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):
+            return False
+        raise
+    return row is not None and row[0] == version()
+
+
+def create(db: sqlite3.Connection, *, indexes: bool = True) -> None:
+    """The tables (and their indexes, unless a first build adds them once filled), empty."""
+    for table in NAMES:
+        db.execute(f"DROP TABLE IF EXISTS {table}")
+    for statement in statements(indexes=False):
+        db.execute(statement)
+    if indexes:
+        for statement in statements(indexes=True):
+            db.execute(statement)
+    db.executemany(
+        "INSERT INTO meta(k, v) VALUES (?, ?)",
+        [
+            ("version", version()),
+            ("instance", os.urandom(16).hex()),
+            ("generation", 0),
+            ("dir", ""),
+            ("trusted", 0),
+            ("all_dirty", 1),
+            ("documents", 0),
+            ("total_length", 0),
+            ("temporaries", 1),
+        ],
+    )
+
+
+def add_indexes(db: sqlite3.Connection) -> None:
+    """The indexes a first build left out: one sort each once the rows are in, rather than
+    trees kept in order row by row."""
+    for statement in statements(indexes=True):
+        db.execute(statement)

@@ -1,0 +1,143 @@
+"""What the derived views are made from (``index.views``): the bullets of compacted/ and
+index.md, rendered once per active entry and kept in its row, and the bookkeeping of which
+categories' views a change made dirty."""
+
+from __future__ import annotations
+
+import contextlib
+import sqlite3
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from memsite.core.schema import ACTIVE, CONFIDENCE_RANK
+from memsite.storage.readmodel.queries import IN_ORDER
+from memsite.storage.readmodel.rows import chunks, marks, transaction
+
+if TYPE_CHECKING:
+    from memsite.core.budget import IndexItem
+    from memsite.storage.readmodel.facade import Index
+
+Shown = tuple[str, str, int]  # view bullet, index bullet, index cost
+
+
+class Views:
+    """The views' side of the read model."""
+
+    def __init__(self, index: Index) -> None:
+        self.index = index
+        self._shown_here: dict[str, Shown] = {}  # bullets a read-only cache could not keep
+
+    def dirty(self) -> tuple[int, bool, list[str]]:
+        """(generation, every view dirty?, categories whose views are dirty)."""
+        db = self.index.sync()
+        generation = int(self.index.meta("generation"))
+        everything = bool(self.index.meta("all_dirty"))
+        names = [r[0] for r in db.execute("SELECT category FROM dirty ORDER BY category")]
+        return generation, everything, names
+
+    def written(self, generation: int) -> None:
+        """The views now reflect ``generation``: forget what was dirty up to it."""
+        db = self.index.db
+        with contextlib.suppress(sqlite3.OperationalError):  # read-only: rebuilt next time
+            db.execute("DELETE FROM dirty WHERE generation <= ?", (generation,))
+            if int(self.index.meta("generation")) == generation:
+                self.index.set_meta(all_dirty=0)
+
+    def reading(self) -> contextlib.AbstractContextManager[None]:
+        """Reads inside see one state of the index (synced first, the bullets rendered)."""
+        db = self.index.sync()
+        self._show()
+        return transaction(db, write=False)
+
+    def index_items(self) -> dict[str, list[IndexItem]]:
+        """Category → its active entries as index items, newest first (compaction's order)."""
+        from memsite.core.budget import IndexItem
+
+        db = self.index.sync()
+        self._show()
+        found: dict[str, list[IndexItem]] = {}
+        for category, entry_id, cost, low in db.execute(
+            "SELECT category, id, index_cost, confidence = ? FROM entries "
+            f"INDEXED BY entries_order WHERE status = ? {IN_ORDER}",
+            (CONFIDENCE_RANK["low"], ACTIVE),
+        ):
+            items = found.get(category)
+            if items is None:
+                items = found[category] = []
+            if cost is None:
+                cost = self._shown(entry_id)[2]
+            items.append(IndexItem(entry_id, "", cost, low))
+        return found
+
+    def index_bullets(self, ids: Sequence[str]) -> dict[str, str]:
+        """The index bullets of these (active) entries."""
+        self._show()
+        found: dict[str, str] = {}
+        for chunk in chunks(ids):
+            for entry_id, bullet in self.index.db.execute(
+                f"SELECT id, index_bullet FROM entries INDEXED BY entries_id "
+                f"WHERE status = ? AND id IN ({marks(len(chunk))})",
+                (ACTIVE, *chunk),
+            ):
+                found[entry_id] = bullet if bullet is not None else self._shown(entry_id)[1]
+        return found
+
+    def view_bullets(self, category: str) -> list[str]:
+        """The bullets of a category's view, in compaction's order."""
+        db = self.index.sync()
+        self._show()
+        return [
+            bullet if bullet is not None else self._shown(entry_id)[0]
+            for bullet, entry_id in db.execute(
+                "SELECT view_bullet, id FROM entries INDEXED BY entries_order "
+                f"WHERE status = ? AND category = ? {IN_ORDER}",
+                (ACTIVE, category),
+            )
+        ]
+
+    def _show(self) -> None:
+        """Render and keep the views' bullets of the active entries that have none yet: a
+        build leaves them to the first view or index.md made (most commands never show them,
+        and entries that are not active may never need them)."""
+        db = self.index.db
+        if db.in_transaction:  # inside a read: ``_shown`` renders what is missing
+            return
+        rows = [
+            (n, file, data)
+            for n, file, data in db.execute(
+                "SELECT n, file, data FROM entries INDEXED BY entries_unshown "
+                "WHERE index_cost IS NULL AND status = ?",
+                (ACTIVE,),
+            )
+            if file not in self._shown_here
+        ]
+        if not rows:
+            return
+        from memsite.storage.readmodel.prepare import render
+
+        shown = render([(file, data) for _, file, data in rows])
+        try:
+            with transaction(db):
+                db.executemany(
+                    "UPDATE entries SET view_bullet = ?, index_bullet = ?, index_cost = ? "
+                    "WHERE n = ? AND file = ?",
+                    [
+                        (*bullets, n, file)
+                        for (n, file, _), bullets in zip(rows, shown, strict=True)
+                    ],
+                )
+        except sqlite3.OperationalError:  # a read-only cache: rendered again in each run
+            self._shown_here.update((r[1], b) for r, b in zip(rows, shown, strict=True))
+
+    def _shown(self, entry_id: str) -> Shown:
+        """(view bullet, index bullet, index cost) of the active entry ``entry_id``, rendered
+        here (the cache could not keep them, or an entry came in since ``_show``)."""
+        from memsite.storage.readmodel.prepare import render
+
+        file, data = self.index.db.execute(
+            "SELECT file, data FROM entries WHERE id = ? AND status = ?", (entry_id, ACTIVE)
+        ).fetchone()
+        found = self._shown_here.get(file)
+        if found is None:
+            found = self._shown_here[file] = render([(file, data)])[0]
+        return found
