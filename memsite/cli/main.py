@@ -75,7 +75,8 @@ def cli(store: str | None) -> None:
 
 def _hide_secrets(message: str) -> str:
     """A usage error echoes what was typed: never a credential pasted as an argument."""
-    from memsite.core.secrets import prefilter, redact
+    from memsite.core.prefilter import prefilter
+    from memsite.core.secrets import redact
 
     return redact(message) if prefilter(message) else message
 

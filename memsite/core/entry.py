@@ -72,7 +72,7 @@ class Entry:
     def is_suspect(self) -> bool:
         """Might any string of the entry (unknown keys too) hold a secret? Decided once."""
         if self.suspect is None:
-            from memsite.core.secrets import prefilter
+            from memsite.core.prefilter import prefilter
 
             self.suspect = _any_suspect(self.raw, prefilter)
         return self.suspect

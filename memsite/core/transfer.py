@@ -75,6 +75,35 @@ def heading_category(heading: str, categories: Sequence[str]) -> str | None:
     return None
 
 
+def _body_start(lines: Sequence[str]) -> int:
+    """The first line after front matter (Cursor rules), or 0."""
+    if lines and lines[0].strip() == "---":
+        ends = [i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"]
+        return ends[0] + 1 if ends else 0
+    return 0
+
+
+def _plain_lines(lines: Sequence[str]) -> Iterator[tuple[int, str | None]]:
+    """(line number, line) of the lines outside front matter, fenced code and memsite's own
+    block; (number, None) where one of those begins, which ends the fact before it."""
+    first = _body_start(lines)
+    fenced = in_block = False
+    for number, line in enumerate(lines[first:], first + 1):
+        stripped = line.strip()
+        if stripped == BEGIN:
+            in_block = True
+            yield number, None
+        elif stripped == END:
+            in_block = False
+        elif in_block:
+            continue
+        elif re.match(_FENCE, line):
+            fenced = not fenced
+            yield number, None
+        elif not fenced:
+            yield number, line
+
+
 def parse_agents_md(text: str, name: str, categories: Sequence[str], default: str | None) -> Parsed:
     """Facts from the bullet lists of an instruction file (see the module's docstring)."""
     found = Parsed()
@@ -83,12 +112,6 @@ def parse_agents_md(text: str, name: str, categories: Sequence[str], default: st
     unmapped: set[str] = set()
     current: list[str] = []
     start = 0
-    fenced = in_block = False
-    lines = text.splitlines()
-    first = 0
-    if lines and lines[0].strip() == "---":  # front matter (Cursor rules)
-        ends = [i for i, line in enumerate(lines[1:], 1) if line.strip() == "---"]
-        first = ends[0] + 1 if ends else 0
 
     def close() -> None:
         if current:
@@ -99,40 +122,24 @@ def parse_agents_md(text: str, name: str, categories: Sequence[str], default: st
                 found.facts.append(Fact(content, category, f"{name}:{start}"))
         current.clear()
 
-    for number, line in enumerate(lines[first:], first + 1):
-        stripped = line.strip()
-        if stripped == BEGIN:
+    for number, line in _plain_lines(text.splitlines()):
+        if line is None:
             close()
-            in_block = True
-            continue
-        if stripped == END:
-            in_block = False
-            continue
-        if in_block:
-            continue
-        if re.match(_FENCE, line):
-            close()
-            fenced = not fenced
-            continue
-        if fenced:
-            continue
-        if m := re.match(_HEADING, line):
+        elif m := re.match(_HEADING, line):
             close()
             heading = m[2]
             category = heading_category(heading, categories) or default
-            continue
-        if m := re.match(_BULLET, line):
+        elif m := re.match(_BULLET, line):
             if not m[1] or not current:  # a top-level bullet starts a fact
                 close()
                 start = number
                 current.append(m[2])
             else:
                 current.append("\0 " + m[2])  # a sub-bullet joins its parent after "; "
-            continue
-        if current and stripped and line[:1].isspace():
-            current.append(stripped)  # a continuation line
-            continue
-        close()
+        elif current and line.strip() and line[:1].isspace():
+            current.append(line.strip())  # a continuation line
+        else:
+            close()
     close()
     for heading in sorted(unmapped):
         label = f"heading {heading!r}" if heading else "bullets before any heading"

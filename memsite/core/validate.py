@@ -69,6 +69,32 @@ def _check_agent(agent: str | None, limits: Limits) -> str | None:
     return agent
 
 
+def _check_category(category: str, categories: Iterable[str]) -> None:
+    allowed = list(categories)
+    if category not in allowed:
+        raise InvalidInputError(
+            f"unknown category {category[:80]!r}: use one of {', '.join(allowed)} "
+            "(or add it to memory.categories in config.json)"
+        )
+
+
+def _check_tags(tags: Iterable[str], limits: Limits) -> list[str]:
+    tag_list = [check_name("tag", t.lower()) for t in tags]
+    if len(tag_list) > limits.tags_max:
+        raise InvalidInputError(
+            f"{len(tag_list)} tags, over the limit of {limits.tags_max}: keep the most useful ones"
+        )
+    return tag_list
+
+
+def _check_supersedes(supersedes: Iterable[str]) -> list[str]:
+    sup = list(dict.fromkeys(s.lower() for s in supersedes))
+    for value in sup:
+        if not is_uuid(value):
+            raise InvalidInputError(f"invalid supersedes id {value[:80]!r}: give a full entry id")
+    return sup
+
+
 def build_entry(
     *,
     content: str,
@@ -86,27 +112,15 @@ def build_entry(
     limits: Limits = _LIMITS,
 ) -> dict[str, Any]:
     """Validate a new entry strictly and return its on-disk object (key order fixed)."""
-    allowed = list(categories)
-    if category not in allowed:
-        raise InvalidInputError(
-            f"unknown category {category[:80]!r}: use one of {', '.join(allowed)} "
-            "(or add it to memory.categories in config.json)"
-        )
+    _check_category(category, categories)
     _check_content(content, limits)
-    tag_list = [check_name("tag", t.lower()) for t in tags]
-    if len(tag_list) > limits.tags_max:
-        raise InvalidInputError(
-            f"{len(tag_list)} tags, over the limit of {limits.tags_max}: keep the most useful ones"
-        )
+    tag_list = _check_tags(tags, limits)
     confidence = confidence or "medium"
     if confidence not in CONFIDENCES:
         raise InvalidInputError(f"invalid confidence {confidence[:20]!r}: use high, medium or low")
     if key is not None:
         check_name("key", key)
-    sup = list(dict.fromkeys(s.lower() for s in supersedes))
-    for value in sup:
-        if not is_uuid(value):
-            raise InvalidInputError(f"invalid supersedes id {value[:80]!r}: give a full entry id")
+    sup = _check_supersedes(supersedes)
     reason = reason.strip() if reason is not None and reason.strip() else None
     if reason is not None:
         check_text("reason", reason, REASON_MAX)

@@ -224,6 +224,10 @@ def _write_tools(server: MCPServer[Any], session: _Session, categories: str) -> 
             answer = session.memory().log(text, session.name, kind=kind)
         return cast(LogResult, answer)
 
+
+def _record_tools(server: MCPServer[Any], session: _Session) -> None:
+    """Tools that write records about facts (and delete an entry)."""
+
     @server.tool(annotations=_APPENDING)
     def memory_verify(
         id: EntryId,
@@ -361,6 +365,7 @@ def build_server(memory: Memory) -> MCPServer[Any]:
         log_level="WARNING",
     )
     _write_tools(server, session, ", ".join(first.config.categories))
+    _record_tools(server, session)
     _read_tools(server, session)
     _resources(server, session)
     return server

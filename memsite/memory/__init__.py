@@ -22,8 +22,9 @@ from memsite.storage.layout import Store
 if TYPE_CHECKING:
     from memsite.core.entry import Entry
     from memsite.core.review import Finding
-    from memsite.memory.portal_input import FileLinks, PortalInput
-    from memsite.memory.review import Later
+    from memsite.memory.portal_input import FileLinks as FileLinks
+    from memsite.memory.portal_input import PortalInput as PortalInput
+    from memsite.memory.review import Later as Later
     from memsite.storage.git import Repository
     from memsite.storage.readmodel import Index
 

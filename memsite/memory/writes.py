@@ -102,34 +102,10 @@ def add(
     answer: dict[str, Any] = {}
 
     def decide() -> dict[str, Any] | None:
-        index = memory.index()
-        targets, warnings = _targets(index, supersedes)
-        obj = build_entry(
-            content=content,
-            category=category,
-            categories=memory.config.categories,
-            created=memory.now(),
-            tags=split_names(tags),
-            supersedes=targets,
-            limits=memory.config.limits,
-            anchors=pinned,
-            **fields,
-        )
-        if allowed:
+        obj, found = _checked(memory, content, category, tags, supersedes, pinned, fields)
+        answer.update(found)
+        if obj is not None and allowed:
             obj[ALLOW_KEY] = True
-        normalized = normalize(content)
-        replaced = set(targets)
-        same = index.entries.same_content(category, normalized, replaced)
-        if same is not None:
-            path = memory.store.entry_path(same.file)
-            answer.update(write_answer("duplicate", same.id, str(path), [], warnings))
-            return None
-        mine = token_set(normalized)
-        candidates = index.search.near_candidates(
-            category, mine, NEAR_DUPLICATE_THRESHOLD, replaced
-        )
-        near = [{"id": i, "similarity": s} for i, s in similar_to(mine, candidates)]
-        answer.update(write_answer("written", "", "", near, warnings))
         return obj
 
     done = write_locked(memory, decide)
@@ -137,6 +113,42 @@ def add(
         path, obj = done
         answer.update(id=obj["id"], path=str(path))
     return answer
+
+
+def _checked(
+    memory: Memory,
+    content: str,
+    category: str,
+    tags: list[str],
+    supersedes: Iterable[str],
+    anchors: list[Anchor],
+    fields: dict[str, str | None],
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """Under the write lock: the new entry's object (None when an active entry of the
+    category says the same already), and the answer so far (near duplicates, warnings)."""
+    index = memory.index()
+    targets, warnings = _targets(index, supersedes)
+    obj = build_entry(
+        content=content,
+        category=category,
+        categories=memory.config.categories,
+        created=memory.now(),
+        tags=split_names(tags),
+        supersedes=targets,
+        limits=memory.config.limits,
+        anchors=anchors,
+        **fields,
+    )
+    normalized = normalize(content)
+    replaced = set(targets)
+    same = index.entries.same_content(category, normalized, replaced)
+    if same is not None:
+        path = memory.store.entry_path(same.file)
+        return None, write_answer("duplicate", same.id, str(path), [], warnings)
+    mine = token_set(normalized)
+    candidates = index.search.near_candidates(category, mine, NEAR_DUPLICATE_THRESHOLD, replaced)
+    near = [{"id": i, "similarity": s} for i, s in similar_to(mine, candidates)]
+    return obj, write_answer("written", "", "", near, warnings)
 
 
 def amend(

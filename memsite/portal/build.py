@@ -52,8 +52,7 @@ from memsite.portal.searchdata import search_file_stream
 from memsite.portal.site import MARKER, Site
 
 if TYPE_CHECKING:
-    from memsite.memory import Memory
-    from memsite.memory.review import Later
+    from memsite.memory import Later, Memory
 
 MARKER_TEXT = "Built by memsite (`memsite build`); the folder is replaced on every build.\n"
 Progress = Callable[[int, int], None]

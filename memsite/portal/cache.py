@@ -17,7 +17,6 @@ from memsite.portal.model import EntryView, JsonSource, entry_view
 from memsite.portal.redact import Redactor
 
 if TYPE_CHECKING:
-    from memsite.memory.portal_input import FileLinks
     from memsite.portal.standing import FactClaims
 
 
@@ -36,7 +35,7 @@ class PortalCache:
         self._same: dict[tuple[int, bool], tuple[Entry, tuple[Any, ...], Entry]] = {}
         # The entry files' links on the repository host, and what they were read for (HEAD,
         # the store's folder in the repository, repo_url): see memory.portal_input.
-        self.file_links: FileLinks = (None, {})
+        self.file_links: tuple[Any, dict[str, str]] = (None, {})
 
     def redacted(self, entry: Entry, full: bool) -> tuple[tuple[Any, ...], Entry]:
         same = self._same.get((id(entry), full))

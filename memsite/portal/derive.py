@@ -107,27 +107,11 @@ def build_portal(
         for k, e in keyed
     ]
     categories, tags = _groups(views, safe_categories, set(weights), cache.titles)
-    # index.md as core.budget.render_index makes it, from lines kept between builds.
-    lines: dict[str, list[IndexItem]] = defaultdict(list)
-    for key, entry in keyed:
-        if result.status[entry.id] == ACTIVE:
-            lines[entry.category].append(cache.index_item(key, entry))
-    sections = {c: lines[c] for c in safe_categories if lines.get(c)}
-    losers: dict[str, list[str]] = defaultdict(list)
-    for loser in result.entries:
-        if loser.id in result.winner:
-            losers[result.winner[loser.id]].append(loser.id)
     json_sources = {
         e.id: cache.json_source(k, e, result.status[e.id], result.superseded_by.get(e.id, ()))
         for k, e in keyed
     }
     cache.keep_only({k for k, _ in keyed})
-    links = file_links or {}
-    linked = {
-        v.id: links[v.filename]
-        for v, original in zip(views, result.entries, strict=True)
-        if v.filename in links and v.filename == original.filename
-    }
     description = site.get("site_description")
     portal = Portal(
         site_name=str(site.get("site_name") or "Project memory"),
@@ -136,29 +120,74 @@ def build_portal(
         by_id={v.id: v for v in views},
         categories=categories,
         tags=tags,
-        index_md=render_items(sections, weights, budget),
+        index_md=_index_md(keyed, result, safe_categories, weights, budget, cache),
         json_sources=json_sources,
         edges=dict(result.edges),
         superseded_by=dict(result.superseded_by),
         winner=dict(result.winner),
-        losers=dict(losers),
+        losers=_losers(result),
         claims=safe_claims,
-        file_links=linked,
-        sessions=[
-            SessionView(
-                name,
-                tuple(day for day, _ in logs),
-                tuple(
-                    printable(cache.redactor.text(line, full=True))
-                    for _, lines in logs
-                    for line in lines
-                    if line.startswith("- ")
-                ),
-            )
-            for name, logs in sessions
-        ],
+        file_links=_linked(views, result.entries, file_links or {}),
+        sessions=_session_views(sessions, cache),
     )
     return with_findings(portal, findings)
+
+
+def _index_md(
+    keyed: Sequence[tuple[Any, Entry]],
+    result: Compaction,
+    categories: Sequence[str],
+    weights: Mapping[str, float],
+    budget: int,
+    cache: PortalCache,
+) -> str:
+    """index.md as core.budget.render_index makes it, from lines kept between builds."""
+    lines: dict[str, list[IndexItem]] = defaultdict(list)
+    for key, entry in keyed:
+        if result.status[entry.id] == ACTIVE:
+            lines[entry.category].append(cache.index_item(key, entry))
+    sections = {c: lines[c] for c in categories if lines.get(c)}
+    return render_items(sections, weights, budget)
+
+
+def _losers(result: Compaction) -> dict[str, list[str]]:
+    """Each winner of a duplicate or a contradiction → the entries it won over."""
+    losers: dict[str, list[str]] = defaultdict(list)
+    for loser in result.entries:
+        if loser.id in result.winner:
+            losers[result.winner[loser.id]].append(loser.id)
+    return dict(losers)
+
+
+def _linked(
+    views: Sequence[EntryView], entries: Sequence[Entry], links: Mapping[str, str]
+) -> dict[str, str]:
+    """Entry id → its file's link; none for a file whose name redaction changed."""
+    return {
+        v.id: links[v.filename]
+        for v, original in zip(views, entries, strict=True)
+        if v.filename in links and v.filename == original.filename
+    }
+
+
+def _session_views(
+    sessions: Sequence[tuple[str, Sequence[tuple[str, Sequence[str]]]]], cache: PortalCache
+) -> list[SessionView]:
+    """The sessions' logs as the timeline shows them: lines redacted with the full scan (a
+    log is free text) and stripped of control characters."""
+    return [
+        SessionView(
+            name,
+            tuple(day for day, _ in logs),
+            tuple(
+                printable(cache.redactor.text(line, full=True))
+                for _, lines in logs
+                for line in lines
+                if line.startswith("- ")
+            ),
+        )
+        for name, logs in sessions
+    ]
 
 
 def finding_views(findings: Iterable[Finding], portal: Portal) -> list[FindingView]:

@@ -156,21 +156,7 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
         items = strip(list(nav.items))
         if not placed:
             return nav  # a host nav that does not name the portal: it stays out
-        for name, target in nav_items(portal):
-            if isinstance(target, str):
-                page = pages.get(src_uri(self.prefix + target))
-                if page is not None:
-                    page.title = "Overview" if target == "" else name
-                    section.children.append(page)
-                continue
-            group: list[Any] = []
-            for sub, path in target:
-                page = pages.get(src_uri(self.prefix + path))
-                if page is not None:
-                    page.title = sub
-                    group.append(page)
-            if group:
-                section.children.append(Section(name, group))
+        section.children += _section_children(portal, pages, self.prefix)
         every = _get_by_type(items, Page)
         _add_parent_links(items)
         _add_previous_and_next_links(every)
@@ -215,6 +201,27 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
                 write_atomic(root / rel, data)
         except MemsiteError as exc:
             raise PluginError(f"memsite plugin: {exc}") from None
+
+
+def _section_children(portal: Portal, pages: dict[str, Any], prefix: str) -> list[Any]:
+    """The memory section's pages and sub-sections, in the portal's order."""
+    children: list[Any] = []
+    for name, target in nav_items(portal):
+        if isinstance(target, str):
+            page = pages.get(src_uri(prefix + target))
+            if page is not None:
+                page.title = "Overview" if target == "" else name
+                children.append(page)
+            continue
+        group: list[Any] = []
+        for sub, path in target:
+            page = pages.get(src_uri(prefix + path))
+            if page is not None:
+                page.title = sub
+                group.append(page)
+        if group:
+            children.append(Section(name, group))
+    return children
 
 
 def _nav_title(nav: Any, target: str) -> str | None:

@@ -42,6 +42,7 @@ files that changed (its own terms' shards, the last rows file, its id prefix, it
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import sys
@@ -51,7 +52,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from operator import itemgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 from memsite.core import ranking
 from memsite.core.schema import STATUSES
@@ -248,53 +249,69 @@ def search_files(portal: Portal) -> dict[str, bytes]:
     return dict(search_file_stream(portal))
 
 
-def search_file_stream(portal: Portal) -> Iterator[tuple[str, bytes]]:
-    """The files of :func:`search_files` one at a time, ``meta.json`` last: a caller that
-    writes each as it comes never holds them all (about 60 MB at 100k entries)."""
-    entries = search_order(portal)
-    categories = [c.name for c in portal.categories]
-    cat_index = {name: n for n, name in enumerate(categories)}
-    tag_names = [t.name for t in portal.tags]
-    tag_index = {name: n for n, name in enumerate(tag_names)}
-    statuses = status_order()
-    status_index = {name: n for n, name in enumerate(statuses)}
-    postings, by_length, average = impacts(entries)
-    sums: list[tuple[str, int]] = []  # each file's checksum, for the stamp
+class _Names(NamedTuple):
+    """The shared name lists (categories, tags, statuses) and each name's number."""
 
-    def file(name: str, data: bytes) -> tuple[str, bytes]:
-        sums.append((name, zlib.crc32(data)))
-        return name, data
+    categories: dict[str, int]
+    tags: dict[str, int]
+    statuses: dict[str, int]
 
-    shards: list[str] = []  # the first term of each
-    for number, (first, data) in enumerate(term_shards(postings)):
-        shards.append(first)
-        yield file(f"search/t/{number}.json", data)
-    del postings
-    for length, words in by_length.items():
-        yield file(f"search/v/{length}.json", _dump(sorted(words)))
 
+def _id_files(entries: Sequence[EntryView]) -> Iterator[tuple[str, bytes]]:
+    """``i/XY.json``: ids starting with ``XY`` and their refs, newest first."""
     by_prefix: dict[str, list[list[Any]]] = defaultdict(list)
     for ref in range(len(entries) - 1, -1, -1):  # newest first
         entry_id = entries[ref].id
         by_prefix[entry_id[:ID_CHARS].lower()].append([entry_id, ref])
     for prefix, rows in by_prefix.items():
         if _safe_name(prefix):
-            yield file(f"search/i/{prefix}.json", _dump(rows))
+            yield f"search/i/{prefix}.json", _dump(rows)
 
+
+def _row_files(entries: Sequence[EntryView], names: _Names) -> Iterator[tuple[str, bytes]]:
+    """``d/N.json``: what a result shows, :data:`CHUNK` refs a file."""
     for number, start in enumerate(range(0, len(entries), CHUNK)):
         chunk = entries[start : start + CHUNK]
-        rows = [_result_row(e, cat_index, tag_index, status_index) for e in chunk]
-        yield file(f"search/d/{number}.json", _dump(rows))
+        rows = [_result_row(e, *names) for e in chunk]
+        yield f"search/d/{number}.json", _dump(rows)
 
+
+def _filter_files(entries: Sequence[EntryView], names: _Names) -> Iterator[tuple[str, bytes]]:
+    """``f/KIND-N.json``: the refs of each category, status and tag."""
     groups: dict[str, list[int]] = defaultdict(list)
     for ref, entry in enumerate(entries):
-        groups[f"c-{cat_index[entry.category]}"].append(ref)
-        groups[f"s-{status_index[entry.status]}"].append(ref)
+        groups[f"c-{names.categories[entry.category]}"].append(ref)
+        groups[f"s-{names.statuses[entry.status]}"].append(ref)
         for tag in entry.tags:
-            groups[f"g-{tag_index[tag.name]}"].append(ref)
+            groups[f"g-{names.tags[tag.name]}"].append(ref)
     for name, refs in groups.items():
-        yield file(f"search/f/{name}.json", _dump(_deltas(refs)))
+        yield f"search/f/{name}.json", _dump(_deltas(refs))
 
+
+def search_file_stream(portal: Portal) -> Iterator[tuple[str, bytes]]:
+    """The files of :func:`search_files` one at a time, ``meta.json`` last: a caller that
+    writes each as it comes never holds them all (about 60 MB at 100k entries)."""
+    entries = search_order(portal)
+    statuses = status_order()
+    names = _Names(
+        {c.name: n for n, c in enumerate(portal.categories)},
+        {t.name: n for n, t in enumerate(portal.tags)},
+        {name: n for n, name in enumerate(statuses)},
+    )
+    postings, by_length, average = impacts(entries)
+    sums: list[tuple[str, int]] = []  # each file's checksum, for the stamp
+    shards: list[str] = []  # the first term of each
+    for number, (first, data) in enumerate(term_shards(postings)):
+        shards.append(first)
+        sums.append((f"search/t/{number}.json", zlib.crc32(data)))
+        yield f"search/t/{number}.json", data
+    del postings
+    words = ((f"search/v/{n}.json", _dump(sorted(w))) for n, w in by_length.items())
+    for name, data in itertools.chain(
+        words, _id_files(entries), _row_files(entries, names), _filter_files(entries, names)
+    ):
+        sums.append((name, zlib.crc32(data)))
+        yield name, data
     meta = {
         "version": VERSION,
         "documents": len(entries),
@@ -303,9 +320,9 @@ def search_file_stream(portal: Portal) -> Iterator[tuple[str, bytes]]:
         "chunk": CHUNK,
         "idChars": ID_CHARS,
         "minWord": MIN_WORD,
-        "categories": categories,
+        "categories": list(names.categories),
         "categoryTitles": [c.title for c in portal.categories],
-        "tags": tag_names,
+        "tags": list(names.tags),
         "statuses": statuses,
         "shards": shards,
         "lengths": sorted(by_length),

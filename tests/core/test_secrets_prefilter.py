@@ -17,8 +17,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from memsite.core import prefilter as patterns
 from memsite.core import secrets
-from memsite.core.secrets import (
+from memsite.core.prefilter import (
     _ASSIGNMENT,
     _KEYWORDS,
     _MIN_RUN,
@@ -27,9 +28,9 @@ from memsite.core.secrets import (
     _SRI,
     _URL_CREDENTIALS,
     ENTROPY_LIMIT,
-    _entropy_runs,
     _prefilter,
     credential_like,
+    entropy_runs,
     high_entropy,
     longest_run,
     placeholder,
@@ -78,7 +79,7 @@ def _plain_prefilter(text: str) -> bool:
         and any(credential_like(m.group(1)) for m in re.finditer(_ASSIGNMENT, text))
     ):
         return True
-    return len(text) >= 32 and any(_entropy_runs(text))
+    return len(text) >= 32 and any(entropy_runs(text))
 
 
 # Pieces that make every branch of the prefilter likely: literals of the formats, separators,
@@ -169,7 +170,7 @@ def test_the_corpus_answers_as_the_plain_one(secret: FakeSecret) -> None:
 
 def test_short_answers_are_remembered_without_changing_them() -> None:
     text = "ghp_" + "Ab1" * 12
-    assert len(text) <= secrets._SHORT
+    assert len(text) <= patterns._SHORT
     assert prefilter(text) is prefilter(text) is _plain_prefilter(text) is True
     assert prefilter("deploy-notes") is _plain_prefilter("deploy-notes") is False
 
