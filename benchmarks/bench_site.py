@@ -155,17 +155,14 @@ def disk_size(folder: Path) -> tuple[int, int]:
 def plain_project(store: Path, root: Path) -> Path:
     """A plain MkDocs project of the portal's pages (bodies as page sources)."""
     from memsite.memory import Memory
-    from memsite.portal.derive import build_portal, finding_views
+    from memsite.portal.gather import portal_for
     from memsite.portal.mkglue import nav_config
     from memsite.portal.outputs import nav_items
     from memsite.portal.render import Renderer
     from memsite.portal.resources import site_config_dir
 
     memory = Memory.open(str(store), {}, store.parent)
-    state = memory.state()
-    config = memory.config
-    portal = build_portal(state.result, config.site, config.categories, config.budget)
-    portal.findings = finding_views(memory.findings(), portal)
+    portal = portal_for(memory, findings=memory.findings())
     renderer = Renderer()
     pages = [*renderer.main_pages(portal), *renderer.tag_pages(portal)]
     pages += [renderer.entry_page(portal.page(e.id)) for e in portal.entries]

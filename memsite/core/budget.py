@@ -27,8 +27,9 @@ class IndexItem(NamedTuple):
     low: bool  # low confidence: offered only after the others
 
 
-def index_item(entry: Entry) -> IndexItem:
-    bullet = _bullet(entry)
+def index_item(entry: Entry, *, full: bool = False) -> IndexItem:
+    """The entry's line in index.md (``full``: redacted with the full secret scan)."""
+    bullet = _bullet(entry, full)
     return IndexItem(entry.id, bullet, estimate_tokens(bullet), entry.confidence == "low")
 
 
@@ -109,8 +110,8 @@ def _heading(category: str) -> str:
     return f"\n## {category_title(category)}\n"
 
 
-def _bullet(entry: Entry) -> str:
-    return f"- {one_line(public_text(entry))}\n"
+def _bullet(entry: Entry, full: bool = False) -> str:
+    return f"- {one_line(public_text(entry, full=full))}\n"
 
 
 def _assemble(

@@ -35,12 +35,13 @@ def compacted_text(category: str, bullets: Sequence[str]) -> str:
     return head + ("".join(bullets) if bullets else "_No active entries._\n")
 
 
-def public_text(entry: Entry) -> str:
-    """Entry content as it may be shown: suspected secrets redacted unless allowed, and no
-    control characters (a terminal showing the file would obey them)."""
-    if not entry.is_suspect() or is_allowed(entry.raw):
+def public_text(entry: Entry, *, full: bool = False) -> str:
+    """Entry content as it may be shown: suspected secrets redacted unless allowed (``full``:
+    with the full scan, for a fact it flagged), and no control characters (a terminal showing
+    the file would obey them)."""
+    if is_allowed(entry.raw) or not (full or entry.is_suspect()):
         return printable(entry.content, multiline=True)
-    return printable(redact(entry.content), multiline=True)
+    return printable(redact(entry.content, full=full), multiline=True)
 
 
 def compacted_bullet(entry: Entry) -> str:

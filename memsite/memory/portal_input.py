@@ -1,9 +1,9 @@
 """What the portal is built from, read once: :class:`PortalInput`. The portal reads the memory
 through this value only (``portal.gather``), and never opens a file of the store itself.
 
-It holds the compaction, each fact's standing where it has one to show (anchors against
-today's files, verifications, links, retirement), the sessions' logs when they are shared in
-git, and where the repository host shows each entry file and anchored file (``site.repo_url``:
+It holds the compaction, index.md exactly as agents get it, each fact's standing where it
+has one to show (anchors against today's files, verifications, links, retirement), the
+sessions' logs when they are shared in git, and where the repository host shows each entry file and anchored file (``site.repo_url``:
 one ``git log`` for the store, remembered while HEAD stays).
 """
 
@@ -37,6 +37,7 @@ class PortalInput(NamedTuple):
     blob_base: str | None  # where anchored files are linked at HEAD (None: not linked)
     file_links: FileLinks
     sessions: list[tuple[str, list[tuple[str, list[str]]]]]
+    index_md: str  # index.md as compaction writes it: what agents load, byte for byte
 
 
 def portal_input(memory: Memory, known_links: FileLinks = NO_LINKS) -> PortalInput:
@@ -53,6 +54,7 @@ def portal_input(memory: Memory, known_links: FileLinks = NO_LINKS) -> PortalInp
         blob_base=_blob_base(memory) if anchored else None,
         file_links=_file_links(memory, known_links),
         sessions=_shared_sessions(memory),
+        index_md=memory.index_text(),
     )
 
 

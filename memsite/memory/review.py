@@ -140,7 +140,8 @@ def scan_findings_from_index(memory: Memory, ready: Callable[[], bool]) -> ScanF
 def _secret_scan(memory: Memory, entries: Iterable[Entry]) -> dict[str, list[Finding]]:
     """The secret findings of each of ``entries``, by entry file (those with some).
 
-    The full scan costs ~0.2 ms a text, so its verdicts are cached per entry file and text.
+    The full scan costs ~0.2 ms a text, so its verdicts are cached per entry file and text;
+    the ids it flagged are kept too, so that index.md redacts them with the full scan.
     """
     from memsite.core.secrets import allowed_findings, entry_findings, is_allowed
 
@@ -164,6 +165,9 @@ def _secret_scan(memory: Memory, entries: Iterable[Entry]) -> dict[str, list[Fin
             )
     if fresh != cached:
         caches.save_verdicts(fresh)
+    flagged = {e.ids[0] for found_here in found.values() for e in found_here if e.kind == "secret"}
+    if flagged != caches.flagged():
+        caches.save_flagged(flagged)
     return found
 
 

@@ -26,11 +26,12 @@ from memsite.files import (
 from memsite.version import __version__
 
 if TYPE_CHECKING:
+    from memsite.core.budget import IndexItem
     from memsite.memory import Memory
     from memsite.storage.layout import Store
 
 
-_STAMP_KEYS = ("entries", "config", "version", "markers")
+_STAMP_KEYS = ("entries", "config", "version", "markers", "flagged")
 
 
 def _stamp(memory: Memory, flags: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -39,6 +40,7 @@ def _stamp(memory: Memory, flags: Mapping[str, str] | None = None) -> dict[str, 
         "config": hashlib.sha256(memory.store.config_bytes()).hexdigest(),
         "version": __version__,
         "markers": _markers_stamp(memory, _flags(memory) if flags is None else flags),
+        "flagged": f"{zlib.crc32(memory.model.caches.flagged_bytes()):08x}",
     }
 
 
@@ -92,7 +94,8 @@ def _index_texts(
     flags: Mapping[str, str] | None = None,
 ) -> str:
     """``choose(render)``: the index rendered for one or more budgets, from one read of it.
-    Drifted and stale facts (``flags``: id → marker) come after the others, marked."""
+    Drifted and stale facts (``flags``: id → marker) come after the others, marked; facts the
+    full secret scan flagged are redacted with it (their kept bullets had the quick scan)."""
     from memsite.core.budget import render_items
     from memsite.core.compaction import category_order
     from memsite.core.estimate import estimate_tokens
@@ -102,10 +105,7 @@ def _index_texts(
     with index.views.reading():
         items = index.views.index_items()
         present = index.entries.categories()
-        marked = {
-            i: line[:-1] + flags[i] + "\n"
-            for i, line in index.views.index_bullets(sorted(flags)).items()
-        }
+        marked = _special_lines(memory, items, flags)
         sections = {
             c: [
                 item._replace(cost=estimate_tokens(marked[item.id])) if item.id in marked else item
@@ -120,9 +120,27 @@ def _index_texts(
             found = index.views.index_bullets([i for i in ids if i not in marked])
             return {**found, **{i: marked[i] for i in ids if i in marked}}
 
-        return choose(
-            lambda budget: render_items(sections, weights, budget, bullets, late=set(marked))
-        )
+        late = {i for i in marked if i in flags}
+        return choose(lambda budget: render_items(sections, weights, budget, bullets, late=late))
+
+
+def _special_lines(
+    memory: Memory, items: Mapping[str, Sequence[IndexItem]], flags: Mapping[str, str]
+) -> dict[str, str]:
+    """The lines of the facts whose kept bullet will not do: redacted with the full scan
+    (flagged by it), or with a marker (drifted, stale)."""
+    from memsite.core.budget import index_item
+
+    index = memory.index()
+    active = {item.id for group in items.values() for item in group}
+    special: dict[str, str] = {}
+    for entry_id in sorted(memory.model.caches.flagged() & active):
+        entry = index.entries.by_id(entry_id)
+        if entry is not None:
+            special[entry_id] = index_item(entry, full=True).bullet
+    for entry_id, line in index.views.index_bullets(sorted(flags)).items():
+        special[entry_id] = special.get(entry_id, line)[:-1] + flags[entry_id] + "\n"
+    return special
 
 
 def index_within(memory: Memory, characters: int, shown: Callable[[str], str]) -> str:
@@ -224,7 +242,8 @@ def compact(memory: Memory, full: bool = False) -> dict[str, Any]:
     )
     try:
         known = saved["views"] if same_base else {}
-        marked = not same_base or saved.get("markers") != stamp["markers"]
+        # index.md depends on the markers and on the facts the full scan flagged, too
+        marked = not same_base or any(saved.get(k) != stamp[k] for k in ("markers", "flagged"))
         written, removed, generation = _write_views(
             memory, full or not same_base, known, flags, marked
         )

@@ -11,7 +11,6 @@ import hashlib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from memsite.core.budget import IndexItem, index_item
 from memsite.core.entry import Entry
 from memsite.portal.model import EntryView, JsonSource, entry_view
 from memsite.portal.redact import Redactor
@@ -28,7 +27,6 @@ class PortalCache:
         self._entries: dict[tuple[Any, ...], Entry] = {}
         self._views: dict[tuple[Any, ...], EntryView] = {}
         self._json: dict[tuple[Any, ...], JsonSource] = {}
-        self._items: dict[tuple[Any, ...], IndexItem] = {}
         self.titles: dict[str, str] = {}
         # (id of an entry object, full) → (that object, its key, its redacted entry): an entry
         # met again as the same object (serve keeps unchanged ones) needs no key made.
@@ -76,13 +74,6 @@ class PortalCache:
             found = self._json[jkey] = JsonSource(entry, status, jkey[2])
         return found
 
-    def index_item(self, key: tuple[Any, ...], entry: Entry) -> IndexItem:
-        """The redacted entry's line in index.md, with its cost (see ``core.budget``)."""
-        found = self._items.get(key)
-        if found is None:
-            found = self._items[key] = index_item(entry)
-        return found
-
     def keep_only(self, keys: set[tuple[Any, ...]]) -> None:
         """Forget entries that are gone (long serve sessions), once there are enough of them
         to be worth a pass (at 100k entries one costs a few tenths of a second)."""
@@ -92,6 +83,5 @@ class PortalCache:
             return
         self._same = {k: v for k, v in self._same.items() if v[1] in keys}
         self._entries = {k: v for k, v in self._entries.items() if k in keys}
-        self._items = {k: v for k, v in self._items.items() if k in keys}
         self._views = {k: v for k, v in self._views.items() if k[0] in keys}
         self._json = {k: v for k, v in self._json.items() if k[0] in keys}

@@ -16,12 +16,10 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from memsite.core.budget import IndexItem, render_items
 from memsite.core.compaction import Compaction
 from memsite.core.entry import Entry
 from memsite.core.markdown import category_title
 from memsite.core.review import Finding
-from memsite.core.schema import ACTIVE
 from memsite.core.secrets import redact
 from memsite.core.text import printable
 from memsite.portal.cache import PortalCache
@@ -79,7 +77,7 @@ def build_portal(
     result: Compaction,
     site: Mapping[str, Any],
     weights: Mapping[str, float],
-    budget: int,
+    index_md: str,
     cache: PortalCache | None = None,
     *,
     findings: Sequence[Finding] = (),
@@ -89,8 +87,10 @@ def build_portal(
 ) -> Portal:
     """Redact the compaction result once and derive every view the pages need.
 
-    ``findings`` are the review's: entries whose full secret scan found something are
-    redacted with the full scan, and the review page shows them. ``sessions`` are the daily
+    ``index_md`` is index.md as the memory gives it to agents (the home page and
+    ``/index.md`` show exactly that). ``findings`` are the review's: entries whose full
+    secret scan found something are redacted with the full scan, and the review page shows
+    them. ``sessions`` are the daily
     logs shared in git (name, [(day, lines)]), newest session first; their lines are
     redacted with the full scan (a log is free text) and stripped of control characters.
     ``claims`` are the facts' standings (only facts with something to show), redacted here.
@@ -120,7 +120,7 @@ def build_portal(
         by_id={v.id: v for v in views},
         categories=categories,
         tags=tags,
-        index_md=_index_md(keyed, result, safe_categories, weights, budget, cache),
+        index_md=index_md,
         json_sources=json_sources,
         edges=dict(result.edges),
         superseded_by=dict(result.superseded_by),
@@ -131,23 +131,6 @@ def build_portal(
         sessions=_session_views(sessions, cache),
     )
     return with_findings(portal, findings)
-
-
-def _index_md(
-    keyed: Sequence[tuple[Any, Entry]],
-    result: Compaction,
-    categories: Sequence[str],
-    weights: Mapping[str, float],
-    budget: int,
-    cache: PortalCache,
-) -> str:
-    """index.md as core.budget.render_index makes it, from lines kept between builds."""
-    lines: dict[str, list[IndexItem]] = defaultdict(list)
-    for key, entry in keyed:
-        if result.status[entry.id] == ACTIVE:
-            lines[entry.category].append(cache.index_item(key, entry))
-    sections = {c: lines[c] for c in categories if lines.get(c)}
-    return render_items(sections, weights, budget)
 
 
 def _losers(result: Compaction) -> dict[str, list[str]]:

@@ -39,7 +39,7 @@ def portal_for(
         given.result,
         site,
         config.categories,
-        config.budget,
+        given.index_md,
         cache,
         findings=findings,
         sessions=given.sessions,

@@ -47,6 +47,28 @@ class Caches:
             tmp_dir=self.store.tmp_dir,
         )
 
+    # --- the facts the full secret scan flagged -----------------------------------------------
+
+    def flagged_bytes(self) -> bytes:
+        """The flagged ids' file as it is (b"" when there is none): cheap to stamp with."""
+        try:
+            with open(self.store.secret_flagged, "rb") as handle:
+                return handle.read(1 << 20)
+        except OSError:
+            return b""
+
+    def flagged(self) -> set[str]:
+        """The ids of the facts whose full secret scan found something a person did not
+        allow: every output redacts them with the full scan too."""
+        try:
+            ids = json.loads(self.flagged_bytes() or b"[]")
+        except ValueError:
+            return set()
+        return {i for i in ids if isinstance(i, str)} if isinstance(ids, list) else set()
+
+    def save_flagged(self, ids: set[str]) -> None:
+        self._save(self.store.secret_flagged, (json.dumps(sorted(ids)) + "\n").encode())
+
     # --- secret-scan verdicts ---------------------------------------------------------------
 
     def load_verdicts(self) -> Verdicts:

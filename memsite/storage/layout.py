@@ -62,6 +62,7 @@ class Store:
         self.clock_probe = self.cache_dir / "clock"  # the file system's clock (freshness)
         self.views_stamp = self.cache_dir / "state.json"  # what the views were built from
         self.secret_verdicts = self.cache_dir / "secrets.marshal"  # the full scan's verdicts
+        self.secret_flagged = self.cache_dir / "flagged.json"  # the ids it found secrets in
         self.anchor_blobs = self.cache_dir / "anchors.marshal"  # anchored files' blob ids
         self.hook_state = self.cache_dir / "agent-hooks.json"  # Claude Code's stop reminders
         self.serve_dir = self.cache_dir / "serve-site"  # the site `memsite serve` serves
