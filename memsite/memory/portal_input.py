@@ -3,8 +3,9 @@ through this value only (``portal.gather``), and never opens a file of the store
 
 It holds the compaction, index.md exactly as agents get it, each fact's standing where it
 has one to show (anchors against today's files, verifications, links, retirement), the
-sessions' logs when they are shared in git, and where the repository host shows each entry file and anchored file (``site.repo_url``:
-one ``git log`` for the store, remembered while HEAD stays).
+sessions' logs when they are shared in git, and where the repository host shows each entry
+file and anchored file (``site.repo_url``: one ``git log`` for the store, remembered while
+HEAD stays).
 """
 
 from __future__ import annotations
