@@ -221,8 +221,10 @@ def log(
     so branches never conflict). ``kind`` task, done or decision marks what carries over."""
     from memsite.core.sessions import KINDS, log_text
 
+    from memsite.memory.sessions import current_session
+
     refuse_secrets({"content": text}, (), allow_secret)
-    session = session or "default"
+    session = current_session(session)  # never a shared name: branches must not share a file
     check_name("session", session)
     if kind not in KINDS:
         raise InvalidInputError(f"unknown kind {kind!r}: use one of {', '.join(KINDS)}")

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from memsite.core.estimate import estimate_tokens
 from memsite.memory import Memory
 from memsite.storage.layout import Store
@@ -127,3 +129,20 @@ def test_two_branches_logging_the_same_day_merge_without_conflict(tmp_path: Path
     run(*git, "merge", "-q", "--no-edit", "right")  # check=True: a conflict would fail here
     logs = sorted(p.name for p in (repo / ".memsite" / "daily").glob("*.md"))
     assert [name.split("-", 3)[-1] for name in logs] == ["left.md", "right.md"]
+
+
+def test_a_log_without_a_session_draws_one_and_never_writes_default(
+    store_root: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`Memory.log` with no session names it as the CLI does (MEMSITE_SESSION, else this
+    terminal's session): two branches must not append to one shared file."""
+    memory = Memory.open(str(store_root), {}, store_root.parent, clock)
+    monkeypatch.delenv("MEMSITE_SESSION", raising=False)
+    drawn = memory.log("first note")
+    assert drawn["session"].startswith("cli-") and "default" not in drawn["path"]
+    assert memory.log("second note")["session"] == drawn["session"]
+    monkeypatch.setenv("MEMSITE_SESSION", "Feature Login")
+    assert memory.log("third note")["session"] == "feature-login"
+    names = sorted(p.name for p in (store_root / "daily").iterdir())
+    assert not any("-default." in name for name in names)
+    assert len(names) == 2
