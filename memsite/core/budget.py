@@ -8,7 +8,6 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import NamedTuple
 
-from memsite.core.compaction import Compaction
 from memsite.core.entry import Entry
 from memsite.core.estimate import estimate_tokens
 from memsite.core.markdown import category_title, public_text
@@ -31,16 +30,6 @@ def index_item(entry: Entry, *, full: bool = False) -> IndexItem:
     """The entry's line in index.md (``full``: redacted with the full secret scan)."""
     bullet = _bullet(entry, full)
     return IndexItem(entry.id, bullet, estimate_tokens(bullet), entry.confidence == "low")
-
-
-def render_index(result: Compaction, weights: Mapping[str, float], budget: int) -> str:
-    """index.md within ``budget`` estimated tokens, from a compaction (see ``render_items``)."""
-    sections = {}
-    for category in result.categories:
-        active = result.active(category)
-        if active:
-            sections[category] = [index_item(e) for e in active]
-    return render_items(sections, weights, budget)
 
 
 def render_items(

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
-from memsite.core.similarity import jaccard, similar_pairs
+from memsite.core.similarity import similar_pairs
 from memsite.core.stem import stem
 from memsite.core.text import word_tokens
 
@@ -87,11 +87,6 @@ def differ(a: Claim, b: Claim) -> str | None:
     if a.negated != b.negated:
         return "one says not"
     return None
-
-
-def same_subject(a: Claim, b: Claim) -> bool:
-    shared = len(a.subject & b.subject)
-    return shared >= SUBJECT_SHARED_MIN and jaccard(a.subject, b.subject) >= SUBJECT_THRESHOLD
 
 
 def possible_conflicts(

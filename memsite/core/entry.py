@@ -146,11 +146,6 @@ def _no_constant(name: str) -> Any:
     raise InvalidEntryFileError(f"holds {name}, which is not valid JSON")
 
 
-def parse_entry(data: bytes, filename: str) -> Entry:
-    """Parse one entry file's bytes. Raises InvalidEntryFileError saying why it is unusable."""
-    return entry_from_object(load_object(data), filename)
-
-
 def load_object(data: bytes) -> dict[str, Any]:
     """The JSON object of an entry or record file's bytes, checked to be safe to handle
     (size, encoding, conflict markers, nesting, finite numbers). InvalidEntryFileError if not."""

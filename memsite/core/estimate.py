@@ -68,7 +68,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["estimate_tokens", "fits"]
+__all__ = ["estimate_tokens"]
 
 _MARGIN = 2
 """Tokens added to every non-empty estimate, for words that are rarer than they look."""
@@ -149,21 +149,3 @@ def estimate_tokens(text: str) -> int:
     space_runs = context.count(b"a  ") + context.count(b"#  ") + context.startswith(b"  ")
     long_runs = context.count(b" " * 64)
     return _MARGIN + words + per_byte + lone_spaces + space_runs + long_runs
-
-
-def lower_bound(text: str) -> int:
-    """A cheap floor under :func:`estimate_tokens`, to skip texts that cannot fit a budget.
-
-    Every non-space character costs at least a quarter token under the rules above (a letter
-    in a lower-case piece ceil(n/4), a digit a third, anything else a whole token per byte),
-    and every non-empty text carries the margin.
-    """
-    if not text:
-        return 0
-    visible = len(text) - text.count(" ")
-    return _MARGIN + visible // 4
-
-
-def fits(text: str, budget: int) -> bool:
-    """Whether ``text`` fits in ``budget`` tokens by :func:`estimate_tokens`."""
-    return estimate_tokens(text) <= budget

@@ -6,9 +6,8 @@ config's categories, never from what an entry file says.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
-from memsite.core.compaction import Compaction
 from memsite.core.entry import Entry
 from memsite.core.secrets import is_allowed, redact
 from memsite.core.text import printable
@@ -22,11 +21,6 @@ def category_title(name: str) -> str:
     words = name.replace("-", " ").replace("_", " ").replace(".", " ").split()
     title = " ".join(words)
     return title[:1].upper() + title[1:]
-
-
-def compacted_markdown(result: Compaction, category: str) -> str:
-    """The human view of one category: active entries, newest first."""
-    return compacted_text(category, [compacted_bullet(e) for e in result.active(category)])
 
 
 def compacted_text(category: str, bullets: Sequence[str]) -> str:
@@ -57,8 +51,3 @@ def compacted_bullet(entry: Entry) -> str:
     shown_tags = [redact(t) for t in entry.tags] if suspect else entry.tags
     tags = f" [{', '.join(shown_tags)}]" if entry.tags else ""
     return f"- {text}{tags} ({' · '.join(meta)})\n"
-
-
-def compacted_files(result: Compaction, configured: Iterable[str]) -> dict[str, str]:
-    """File name → text for every configured category (only those: names become paths)."""
-    return {f"{c}.md": compacted_markdown(result, c) for c in configured}

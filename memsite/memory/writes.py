@@ -220,7 +220,6 @@ def log(
     """Append a timestamped line to today's daily log of the session (one file per session,
     so branches never conflict). ``kind`` task, done or decision marks what carries over."""
     from memsite.core.sessions import KINDS, log_text
-
     from memsite.memory.sessions import current_session
 
     refuse_secrets({"content": text}, (), allow_secret)

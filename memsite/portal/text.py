@@ -10,7 +10,6 @@ inert whatever a theme does with it (raw insertion, ``striptags``, attributes).
 from __future__ import annotations
 
 import re
-from functools import lru_cache
 from html import escape
 
 from markupsafe import Markup
@@ -65,12 +64,6 @@ def render_text(text: str) -> Markup:
         pos = match.end()
     out.append(_linkify(text[pos:]))
     return Markup("".join(out))
-
-
-@lru_cache(maxsize=1 << 16)
-def search_html(text: str) -> str:
-    """Entry text for Material's search index: escaped, code spans kept as ``<code>``."""
-    return plain_text(str(render_plain(text)))
 
 
 def plain_text(text: str) -> str:

@@ -7,7 +7,6 @@ built-in modules, and third-party runners register the same way (see its docstri
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -57,7 +56,3 @@ class Runner:
     def detected(self, exists: Any) -> bool:
         """Does the repository show signs of this runner? ``exists(rel)`` checks a path."""
         return any(exists(marker) for marker in self.markers)
-
-
-def runner_names(runners: Iterable[Runner]) -> list[str]:
-    return [r.name for r in runners]

@@ -22,9 +22,9 @@ from memsite.core.anchors import (
     parse_spec,
     read_anchors,
 )
-from memsite.core.entry import parse_entry
 from memsite.core.records import build_record, record_from_object
 from memsite.errors import InvalidEntryFileError, InvalidInputError
+from tests.oracles import parse_entry
 
 SOURCE = b"import os\n\ndef connect():\n    return 'postgres'\n\nPORT = 5432\n"
 

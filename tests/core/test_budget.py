@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from memsite.core.budget import INDEX_HEADER, render_index
+from memsite.core.budget import INDEX_HEADER
 from memsite.core.compaction import compact
 from memsite.core.entry import Entry, entry_from_object
 from memsite.core.estimate import estimate_tokens
-from memsite.core.markdown import compacted_markdown
+from tests.oracles import compacted_markdown, render_index
 
 ENCODINGS = {name: bpe_openai.get_encoding(name) for name in ("cl100k_base", "o200k_base")}
 CATS = {"conventions": 1, "architecture": 1, "operations": 1, "decisions": 1}

