@@ -29,7 +29,7 @@ COMMANDS = {
     **dict.fromkeys(
         ("init", "add", "amend", "read", "list", "search", "delete", "log", "sessions"), "memory"
     ),
-    **dict.fromkeys(("reconcile", "verify", "retire", "relate", "check"), "claims"),
+    **dict.fromkeys(("reconcile", "verify", "retire", "relate", "check"), "standing"),
     **dict.fromkeys(("compact", "review", "prune", "status", "context"), "upkeep"),
     **dict.fromkeys(("build", "serve", "gh-deploy"), "portal"),
     "agents": "agents",

@@ -45,7 +45,7 @@ _FUNCTION_WORDS = frozenset(
 )
 
 
-class Claim(NamedTuple):
+class Assertion(NamedTuple):
     """What the rule looks at in one fact."""
 
     id: str
@@ -55,7 +55,7 @@ class Claim(NamedTuple):
     normalized: str
 
 
-def claim_of(entry_id: str, normalized: str) -> Claim:
+def assertion_of(entry_id: str, normalized: str) -> Assertion:
     """The subject, values and negation of a fact's normalized content."""
     words = word_tokens(normalized)
     values = frozenset(m.group(0) for m in _VALUE.finditer(normalized))
@@ -68,7 +68,7 @@ def claim_of(entry_id: str, normalized: str) -> Claim:
             continue
         elif word not in _FUNCTION_WORDS and not any(c.isdigit() for c in word):
             subject.add(stem(word))
-    return Claim(entry_id, frozenset(subject), values, negated, normalized)
+    return Assertion(entry_id, frozenset(subject), values, negated, normalized)
 
 
 class Conflict(NamedTuple):
@@ -77,8 +77,8 @@ class Conflict(NamedTuple):
     why: str  # for a message: "15 vs 16", or "one is negated"
 
 
-def differ(a: Claim, b: Claim) -> str | None:
-    """Why two claims about one subject may disagree, or None."""
+def differ(a: Assertion, b: Assertion) -> str | None:
+    """Why two assertions about one subject may disagree, or None."""
     if a.normalized == b.normalized:
         return None
     if a.values and b.values and a.values != b.values:
@@ -90,17 +90,17 @@ def differ(a: Claim, b: Claim) -> str | None:
 
 
 def possible_conflicts(
-    claims: Sequence[Claim],
+    assertions: Sequence[Assertion],
     silenced: Iterable[tuple[str, str]] = (),
     only: Iterable[str] | None = None,
 ) -> list[Conflict]:
-    """Pairs of ``claims`` (one category's active facts) that may disagree, a < b, sorted.
+    """Pairs of ``assertions`` (one category's active facts) that may disagree, a < b, sorted.
     ``silenced``: pairs a relation settles; ``only``: report pairs with one of these ids."""
     quiet = {tuple(sorted(pair)) for pair in silenced}
     wanted = set(only) if only is not None else None
-    by_id = {c.id: c for c in claims}
+    by_id = {c.id: c for c in assertions}
     found = []
-    for a, b, _ in similar_pairs([(c.id, c.subject) for c in claims], SUBJECT_THRESHOLD):
+    for a, b, _ in similar_pairs([(c.id, c.subject) for c in assertions], SUBJECT_THRESHOLD):
         if (a, b) in quiet or (wanted is not None and a not in wanted and b not in wanted):
             continue
         first, second = by_id[a], by_id[b]

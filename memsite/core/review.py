@@ -39,7 +39,7 @@ class Finding(NamedTuple):
         }
 
 
-# Every kind, in the order the portal's review page shows them (what a claim needs first),
+# Every kind, in the order the portal's review page shows them (what needs a person first),
 # with what to do about it. `memsite review` lists findings in the order the checks run.
 KINDS = {
     "fork": "Branches amended the same fact in different ways: write one fact that supersedes "
@@ -257,7 +257,7 @@ def conflict_findings(
     normalized content) in any order (``only``: pairs with one of these ids): the rule of
     ``core.conflicts``, silenced by relations, forced by conflicts-with. ``entry_of`` gives a
     member's entry."""
-    from memsite.core.conflicts import claim_of, possible_conflicts
+    from memsite.core.conflicts import assertion_of, possible_conflicts
 
     silenced: set[tuple[str, str]] = set()
     stated: set[tuple[str, str]] = set()
@@ -269,10 +269,10 @@ def conflict_findings(
     active = {entry_id for facts in per_category.values() for entry_id, _ in facts}
     found = []
     for category in sorted(per_category):
-        # One category's claims at a time: at 100k entries all of them held ~100 MB.
-        claims = [claim_of(entry_id, normalized) for entry_id, normalized in per_category[category]]
-        conflicts = possible_conflicts(claims, silenced | stated, wanted)
-        del claims
+        # One category's assertions at a time: at 100k entries all of them held ~100 MB.
+        assertions = [assertion_of(entry_id, normalized) for entry_id, normalized in per_category[category]]
+        conflicts = possible_conflicts(assertions, silenced | stated, wanted)
+        del assertions
         for group in _groups(conflicts):
             members = sorted(map(entry_of, group), key=lambda e: e.order_key, reverse=True)
             found.append(_conflict(category, members, conflicts))

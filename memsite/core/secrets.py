@@ -42,7 +42,7 @@ _IGNORED_VALUE = r"AP[\dABCDEF][a-zA-Z0-9]{8,}"
 # Every pattern of detect-secrets' keyword detector holds a term of its denylist ("api_?key",
 # "db_?pass", "password", "pwd", "secret", "contraseña", ...), matched ignoring case, and each
 # term holds one of these: a line none of them matches (with the same case rule) is not
-# worth the detector's dozen slow patterns. tests/core/test_secrets_prefilter.py checks both
+# worth the detector's dozen slow patterns. tests/core/test_prefilter.py checks both
 # claims.
 _KEYWORD_HINT = r"(?i)key|pass|pwd|secret|contrase"
 _SKIPPED_PLUGINS = {

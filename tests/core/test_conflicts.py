@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from memsite.core.conflicts import claim_of, possible_conflicts
+from memsite.core.conflicts import assertion_of, possible_conflicts
 from memsite.core.text import normalize
 
 EVAL = Path(__file__).resolve().parents[2] / "benchmarks" / "eval"
 
 
 def conflicts(*texts: str) -> list[tuple[str, str, str]]:
-    claims = [claim_of(str(i), normalize(t)) for i, t in enumerate(texts)]
+    claims = [assertion_of(str(i), normalize(t)) for i, t in enumerate(texts)]
     return [(c.a, c.b, c.why) for c in possible_conflicts(claims)]
 
 
@@ -54,7 +54,7 @@ def test_why_names_the_values() -> None:
 
 
 def test_silenced_pairs_and_only() -> None:
-    claims = [claim_of(i, normalize(f"The database is Postgres {i}")) for i in ("14", "15", "16")]
+    claims = [assertion_of(i, normalize(f"The database is Postgres {i}")) for i in ("14", "15", "16")]
     assert len(possible_conflicts(claims)) == 3
     assert len(possible_conflicts(claims, silenced=[("15", "14")])) == 2
     assert {(c.a, c.b) for c in possible_conflicts(claims, only=["16"])} == {
@@ -72,5 +72,5 @@ def test_no_false_positive_on_the_evaluation_set() -> None:
                 by_category[fact["category"]].append((fact["id"], fact["content"]))
     assert sum(len(v) for v in by_category.values()) == 430
     for members in by_category.values():
-        claims = [claim_of(i, normalize(t)) for i, t in members]
+        claims = [assertion_of(i, normalize(t)) for i, t in members]
         assert possible_conflicts(claims) == []

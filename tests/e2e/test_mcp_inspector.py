@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from tests.mcp.test_mcp import TOOLS
+from tests.mcp.test_server import TOOLS
 
 
 def inspector() -> str:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from mcp import Client
 
-from tests.mcp.test_mcp import call, fail, hints, session
+from tests.mcp.test_server import call, fail, hints, session
 
 DB = "def connect():\n    return 'postgres'\n\nPORT = 5432\n"
 

@@ -1,4 +1,4 @@
-"""Entry files made ready for the index (``storage.index``): read, parsed and analysed, half of
+"""Entry files made ready for the index (``storage.readmodel``): read, parsed and analysed, half of
 a big batch in a forked second process.
 
 The first command on a fresh clone passes every entry file through here, so this is the read
@@ -199,7 +199,7 @@ def _revive(item: tuple[Any, ...] | None) -> Prepared | RecordRow | None:
 
 def prepare_many(folder: Path, limit: int, names: Sequence[str]) -> Batch:
     """Every named file read and prepared, in one process (a big batch comes here from
-    ``Index._sync``, which has the cyclic collector off, in the forked worker too)."""
+    ``ingest``, which has the cyclic collector off, in the forked worker too)."""
     words: set[str] = set()
     prefix = os.path.join(folder, "")  # a path joined as text: a ``Path`` costs ~5 µs a file
     return Batch([_prepare(prefix + name, name, limit, words) for name in names], words)

@@ -24,7 +24,7 @@ from memsite.storage.entries import scan
 from memsite.storage.layout import Store
 from memsite.storage.readmodel import ingest, prepare
 from tests.conftest import Clock, make_entry, write_raw
-from tests.storage.test_index import CATEGORIES, WORDS, open_memory, views
+from tests.storage.readmodel.test_facade import CATEGORIES, WORDS, open_memory, views
 
 
 @settings(max_examples=500)

@@ -13,6 +13,7 @@ from memsite.memory import Memory, review
 from memsite.parallel import can_fork
 from memsite.storage.layout import Store
 from tests.conftest import Clock, make_entry, write_raw
+from tests.memory.conftest import memory_at
 from tests.secrets_corpus import body
 
 UUID = "{:08x}-1111-4111-8111-111111111111"
@@ -147,3 +148,45 @@ def test_a_forked_build_takes_the_pass_from_its_worker(
     assert [(f.kind, f.entries[0].id) for f in portal.findings] == [
         (f.kind, f.ids[0]) for f in expected
     ]
+
+
+def test_possible_conflicts_without_a_key(store_root: Path) -> None:
+    memory = memory_at(store_root)
+    a = memory.add("The database is Postgres 15", "architecture")["id"]
+    b = memory.add("The database is Postgres 16", "architecture")["id"]
+    memory.add("The cache is Redis 7", "architecture")
+    memory.add("Deploys need two approvals", "operations")
+    found = [f for f in memory.findings() if f.kind == "possible_conflict"]
+    assert [sorted(f.ids) for f in found] == [sorted((a, b))]
+    assert "15" in found[0].message and "distinct-from" in found[0].message
+    memory.relate(a, b, "distinct-from", reason="two clusters")
+    memory.invalidate()
+    assert not [f for f in memory.findings() if f.kind == "possible_conflict"]
+
+
+def test_conflicts_with_is_reported_and_superseding_resolves(store_root: Path) -> None:
+    memory = memory_at(store_root)
+    a = memory.add("Releases are cut from main", "operations")["id"]
+    b = memory.add("Hotfixes go straight to production", "operations")["id"]
+    memory.relate(b, a, "conflicts-with")
+    memory.invalidate()
+    assert [f.kind for f in memory.findings()] == ["possible_conflict"]
+    memory.amend(b, "Hotfixes are cut from main too")
+    memory.invalidate()
+    assert [f.kind for f in memory.findings()] == []
+
+
+def test_many_facts_about_one_subject_are_one_finding(store_root: Path) -> None:
+    clock = Clock()
+    memory = memory_at(store_root, clock)
+    ids = []
+    for n in (4, 8, 16, 32):
+        clock.tick(minutes=1)
+        ids.append(memory.add(f"Worker pool size is {n}", "operations")["id"])
+    memory.add("The database is Postgres 15", "architecture")
+    memory.add("The database is Postgres 16", "architecture")
+    found = [f for f in memory.findings() if f.kind == "possible_conflict"]
+    assert len(found) == 2  # one group of four, one pair
+    group = next(f for f in found if len(f.ids) == 4)
+    assert set(group.ids) == set(ids) and group.ids[0] == ids[-1]  # newest first
+    assert group.message.startswith("4 facts in operations are about one subject")

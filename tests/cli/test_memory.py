@@ -1,0 +1,227 @@
+"""The commands that write and read facts (init, add, amend, read, list, search, delete, log): their behaviour and JSON shapes."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.cli.helpers import add
+from tests.conftest import Invoke
+
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+
+
+def test_add_writes_one_file_in_the_documented_format(runner: Invoke, store_root: Path) -> None:
+    answer = add(
+        runner,
+        "Always use pnpm, never npm.",
+        "-t",
+        "pnpm,Tooling",
+        "-t",
+        "js",
+        "--agent",
+        "claude-code",
+        "--key",
+        "package-manager",
+        "--confidence",
+        "high",
+    )
+    assert answer["status"] == "written" and answer["near_duplicates"] == []
+    files = list((store_root / "entries").glob("*.json"))
+    assert len(files) == 1 and str(files[0]) == answer["path"]
+    obj = json.loads(files[0].read_text())
+    assert UUID.match(obj["id"]) and obj["id"] == answer["id"]
+    assert files[0].name.endswith(f"Z-{obj['id'][:8]}.json")
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ-[0-9a-f]{8}\.json", files[0].name)
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", obj["created"])
+    assert obj["tags"] == ["pnpm", "tooling", "js"]
+    assert (obj["agent"], obj["key"], obj["confidence"], obj["supersedes"]) == (
+        "claude-code",
+        "package-manager",
+        "high",
+        None,
+    )
+
+
+def test_add_reads_content_from_stdin(runner: Invoke) -> None:
+    result = runner("add", "-", "-c", "operations", "--json", input="Deploy with `make ship`.\n")
+    assert result.exit_code == 0
+    assert runner("read", result.json()["id"], "--json").json()["content"] == (
+        "Deploy with `make ship`.\n"
+    )
+
+
+def test_exact_duplicate_is_not_written(runner: Invoke, store_root: Path) -> None:
+    first = add(runner, "Use pnpm.")
+    second = add(runner, "  use   PNPM!")
+    assert second["status"] == "duplicate" and second["id"] == first["id"]
+    assert len(list((store_root / "entries").glob("*.json"))) == 1
+
+
+def test_duplicate_of_a_superseded_target_is_written(runner: Invoke) -> None:
+    first = add(runner, "Use pnpm")
+    second = add(runner, "use pnpm", "--supersedes", str(first["id"]))
+    assert second["status"] == "written"
+
+
+def test_near_duplicate_is_written_and_named(runner: Invoke) -> None:
+    first = add(runner, "Run the unit tests with pnpm test before every push to main")
+    second = add(runner, "Run the unit tests with pnpm test before every push to main branch")
+    assert second["status"] == "written"
+    assert second["near_duplicates"] == [
+        {"id": first["id"], "similarity": pytest.approx(0.917, abs=0.01)}
+    ]
+    kinds = [f["kind"] for f in runner("review", "--json").json()["findings"]]
+    assert "near_duplicate" in kinds
+
+
+def test_supersede_chain_read_and_list(runner: Invoke) -> None:
+    a = add(runner, "Node 18")
+    b = add(runner, "Node 20", "--supersedes", str(a["id"])[:8], "--reason", "LTS moved")
+    c = add(runner, "Node 22", "--supersedes", str(b["id"]))
+    row = runner("read", str(b["id"])[:6], "--json").json()
+    assert row["status"] == "superseded" and row["superseded_by"] == [c["id"]]
+    assert [link["id"] for link in row["chain"]] == [c["id"], b["id"], a["id"]]
+    assert row["reason"] == "LTS moved"
+    listed = runner("list", "--json").json()
+    assert [r["id"] for r in listed] == [c["id"]]
+    everything = runner("list", "--all", "--json").json()
+    assert [(r["id"], r["status"]) for r in everything] == [
+        (c["id"], "active"),
+        (b["id"], "superseded"),
+        (a["id"], "superseded"),
+    ]
+
+
+def test_superseding_an_id_from_another_branch_warns(runner: Invoke) -> None:
+    missing = "0b1e2c3d-0000-4000-8000-000000000000"
+    answer = add(runner, "New fact", "--supersedes", missing)
+    assert answer["status"] == "written"
+    assert missing in answer["warnings"][0]
+
+
+def test_amend_keeps_category_key_and_tags(runner: Invoke) -> None:
+    old = add(runner, "Use npm", "-t", "tooling", "--key", "pm")
+    new = runner("amend", str(old["id"]), "Use pnpm", "--json").json()
+    row = runner("read", new["id"], "--json").json()
+    assert (row["category"], row["key"], row["tags"], row["supersedes"]) == (
+        "conventions",
+        "pm",
+        ["tooling"],
+        old["id"],
+    )
+
+
+def test_list_filters(runner: Invoke) -> None:
+    add(runner, "one", "-t", "x")
+    add(runner, "two", "-t", "y")
+    runner("add", "three", "-c", "operations", "-t", "x")
+    assert [r["content"] for r in runner("list", "-t", "x", "--json").json()] == ["three", "one"]
+    assert [r["content"] for r in runner("list", "-c", "conventions", "--json").json()] == [
+        "two",
+        "one",
+    ]
+    assert len(runner("list", "--limit", "1", "--json").json()) == 1
+
+
+def test_search_finds_with_typo_and_ranks(runner: Invoke) -> None:
+    add(runner, "The database is Postgres 16 on RDS")
+    add(runner, "Deploys go through Argo CD")
+    hits = runner("search", "postgress", "--json").json()
+    assert [h["content"] for h in hits] == ["The database is Postgres 16 on RDS"]
+    assert hits[0]["score"] > 0
+    assert runner("search", "kubernetes", "--json").json() == []
+
+
+def test_delete_reports_revived_entries(runner: Invoke, store_root: Path) -> None:
+    old = add(runner, "Old way")
+    new = add(runner, "New way", "--supersedes", str(old["id"]))
+    answer = runner("delete", str(new["id"]), "--json").json()
+    assert answer == {
+        "status": "deleted",
+        "id": new["id"],
+        "path": new["path"],
+        "revived": [old["id"]],
+    }
+    assert not Path(str(new["path"])).exists()
+
+
+def test_log_and_daily_search(runner: Invoke, store_root: Path) -> None:
+    answer = runner(
+        "log", "Tried the flaky checkout test twice", "--json", env={"MEMSITE_SESSION": "s1"}
+    ).json()
+    path = Path(answer["path"])
+    assert path.parent == store_root / "daily" and path.name.endswith("-s1.md")
+    hits = runner("search", "flaky checkout", "--daily", "--json").json()
+    assert hits and hits[0]["source"] == "daily" and hits[0]["line"] == 3
+    assert runner("search", "flaky checkout", "--json").json() == []
+
+
+def test_init_is_idempotent_and_writes_gitignore(
+    tmp_path: Path, runner: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    target = tmp_path / "proj" / ".memsite"
+    assert runner("--store", str(target), "init").exit_code == 0
+    config = (target / "config.json").read_text()
+    (target / "config.json").write_text(config.replace("2000", "1500"))
+    assert runner("--store", str(target), "init").exit_code == 0
+    assert "1500" in (target / "config.json").read_text()
+    ignored = [
+        line
+        for line in (target / ".gitignore").read_text().splitlines()
+        if not line.startswith("#")
+    ]
+    assert {"compacted/", "index.md", "cache/", "site/"} <= set(ignored)
+    assert "entries/" not in ignored
+
+
+def test_leanspec_store_reads_its_memory_settings(tmp_path: Path, runner: Invoke) -> None:
+    lean = tmp_path / "repo" / ".lean-spec"
+    (lean / "memory" / "entries").mkdir(parents=True)
+    (lean / "config.json").write_text(
+        json.dumps(
+            {
+                "project": "x",
+                "specs": {"dir": "specs"},
+                "memory": {"categories": {"conventions": 1, "gotchas": 2}},
+            }
+        )
+    )
+    result = runner("--store", str(lean / "memory"), "add", "Watch out", "-c", "gotchas", "--json")
+    assert result.exit_code == 0, result.stderr
+    assert (
+        runner("--store", str(lean / "memory"), "list", "--json").json()[0]["category"] == "gotchas"
+    )
+
+
+def test_init_tracks_daily_logs_when_configured(tmp_path: Path, runner: Invoke) -> None:
+    target = tmp_path / "tracked" / ".memsite"
+    target.mkdir(parents=True)
+    (target / "config.json").write_text(json.dumps({"memory": {"trackDaily": True}}))
+    assert runner("--store", str(target), "init").exit_code == 0
+    ignored = (target / ".gitignore").read_text().splitlines()
+    assert "daily/" not in ignored and "index.md" in ignored
+
+
+def test_search_all_shows_each_hit_status(runner: Invoke) -> None:
+    old = runner("add", "Deploys run from the deploy box", "-c", "operations", "--json").json()
+    runner("add", "Deploys run from CI now", "-c", "operations", "--supersedes", old["id"])
+    lines = runner("search", "deploys", "--all").stdout.splitlines()
+    assert any(line.startswith(old["id"][:8]) and "[superseded]" in line for line in lines)
+    assert any("[active]" in line for line in lines)
+    assert "[" not in runner("search", "deploys").stdout  # the default shows active ones only
+
+
+def test_read_separates_each_label_from_its_value(runner: Invoke) -> None:
+    old = runner("add", "Deploys run from the deploy box", "-c", "operations", "--json").json()
+    new = runner("add", "Deploys run from CI", "-c", "operations", "--supersedes", old["id"])
+    assert new.exit_code == 0
+    for line in runner("read", old["id"][:8]).stdout.splitlines():
+        if ":" in line and not line.startswith(" ") and line != "history:":
+            value = line.partition(":")[2]
+            assert value.startswith(" "), line
+    assert "replaced by: " in runner("read", old["id"][:8]).stdout

@@ -1,0 +1,46 @@
+"""Every runner's session-start hook: its own output shape, its session id, and the CLI offering each format."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Invoke
+
+
+@pytest.mark.parametrize(
+    ("fmt", "payload", "shape"),
+    [
+        ("codex-hook", {"session_id": "s-1"}, "hookSpecificOutput"),
+        ("gemini-hook", {"session_id": "s-1"}, "hookSpecificOutput"),
+        ("copilot-hook", {"sessionId": "s-1"}, "additionalContext"),
+        ("cursor-hook", {"conversation_id": "s-1"}, "additional_context"),
+    ],
+)
+def test_each_runner_hook_prints_its_own_shape_and_reads_its_session(
+    store_root: Path, runner: Invoke, fmt: str, payload: dict[str, str], shape: str
+) -> None:
+    runner("add", "Use pnpm", "-c", "conventions")
+    runner("log", "Wire the login page", "--kind", "task", "--session", "s-1")
+    runner("log", "Review the API", "--kind", "task", "--session", "s-0")
+    done = runner("context", "--format", fmt, input=json.dumps(payload))
+    assert done.exit_code == 0, done.stderr
+    printed = json.loads(done.stdout)
+    if shape == "hookSpecificOutput":
+        assert printed["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+        text = printed["hookSpecificOutput"]["additionalContext"]
+    else:
+        text = printed[shape]
+    if fmt == "cursor-hook":
+        assert printed["continue"] is True
+    assert "- Use pnpm" in text
+    assert "Review the API" in text and "Wire the login page" not in text  # s-1 is current
+
+
+def test_the_cli_offers_every_runners_hook_format() -> None:
+    from memsite.cli.upkeep import HOOK_FORMATS
+    from memsite.runners.hooks import FORMATS
+
+    assert HOOK_FORMATS == FORMATS
