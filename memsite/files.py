@@ -1,4 +1,5 @@
-"""Writing and reading files safely: the one place memsite touches file contents.
+"""Writing and reading files safely, for every layer: atomic replacement, new files that never
+overwrite, bounded reads, one StorageError per failure.
 
 * Every ``OSError`` becomes a :class:`~memsite.errors.StorageError` here, once, with a line
   that names the path and the cause.

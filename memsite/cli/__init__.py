@@ -1,4 +1,5 @@
-"""The `memsite` command line (click only): each command calls memory/, portal/ or runners/."""
+"""The `memsite` command line (click only): each command calls memsite.memory, portal/ or
+runners/."""
 
 from memsite.cli.main import cli, main, run
 

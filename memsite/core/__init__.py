@@ -1,2 +1,3 @@
-"""Pure rules over values: entries, compaction, review, ranking, similarity, the index budget,
-secrets and the token estimate. Nothing here reads the clock, the environment or the disk."""
+"""Pure rules over values: the schema, entries, compaction, review, standing, ranking,
+similarity, the index budget, secrets and the token estimate. Nothing here reads the clock,
+the environment or the disk."""

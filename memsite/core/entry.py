@@ -1,4 +1,5 @@
-"""The entry model: reading entry files (lenient but safe), building new entries (strict). Pure.
+"""The entry model and reading entry files, lenient but safe (``validate`` builds new entries,
+strictly). Pure.
 
 Entry files are untrusted: they come from other branches, other tools and hand edits. Reading
 accepts what other writers may legitimately produce (any UUID, times with or without fraction,

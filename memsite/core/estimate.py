@@ -42,7 +42,7 @@ A piece never costs more tokens than it has bytes. The estimate charges:
   non-ASCII character or the end of the text). A run of two or more spaces costs 1 more, plus
   1 per 64 spaces.
 
-Measured against both tokenizers on the corpora in ``tests/test_tokens.py``, the estimate is
+Measured against both tokenizers on the corpora in ``tests/core/test_estimate.py``, the estimate is
 about 1.5x the real count on English prose and Markdown bullets, 1.4-1.8x on code, JSON and
 config files, 1.6-2x on emoji, 2.6-3.9x on CJK and 3-7x on Cyrillic. Non-ASCII text is charged
 by the bytes bound, because a rare character really does cost one token per byte.

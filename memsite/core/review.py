@@ -270,7 +270,9 @@ def conflict_findings(
     found = []
     for category in sorted(per_category):
         # One category's assertions at a time: at 100k entries all of them held ~100 MB.
-        assertions = [assertion_of(entry_id, normalized) for entry_id, normalized in per_category[category]]
+        assertions = [
+            assertion_of(entry_id, normalized) for entry_id, normalized in per_category[category]
+        ]
         conflicts = possible_conflicts(assertions, silenced | stated, wanted)
         del assertions
         for group in _groups(conflicts):

@@ -1,1 +1,3 @@
-"""The .memsite folder on disk: its layout (LeanSpec too), atomic writes, caches and git."""
+"""The .memsite folder on disk: its layout (LeanSpec too), entry files and the one locked write,
+the indexed read model (``readmodel``), caches, daily logs, the project's files and git.
+Only ``memsite.memory`` uses it."""
