@@ -234,3 +234,13 @@ def test_only_the_allowed_functions_are_long() -> None:
                     long.add(f"{path.relative_to(PACKAGE).as_posix()}:{node.name}")
     assert long == LONG_FUNCTIONS  # a function that got shorter leaves the list
     assert len(LONG_FUNCTIONS) <= 3
+
+
+def test_every_package_is_in_the_wheel() -> None:
+    """pyproject lists the packages by hand (templates/ and site-config/ ship as packages): a
+    package folder left out would be missing from every install but an editable one."""
+    import tomllib
+
+    listed = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["setuptools"]
+    folders = {_modname(p) for p in PACKAGE.rglob("__init__.py")}
+    assert folders <= set(listed["packages"])

@@ -76,7 +76,10 @@ class Index:
 
     def _connect(self, target: str, *, journal: bool = True) -> sqlite3.Connection | None:
         for attempt in range(2):
-            db = sqlite3.connect(target, timeout=60, isolation_level=None)
+            # Not bound to the thread that opened it: serve's follow-up thread goes on with
+            # the operation the main thread opened (each rebuild opens its own, so the two
+            # never use one connection at the same time).
+            db = sqlite3.connect(target, timeout=60, isolation_level=None, check_same_thread=False)
             try:
                 if not journal:
                     db.execute("PRAGMA journal_mode=OFF")
