@@ -1,4 +1,5 @@
-"""The command group and its one error boundary: one-line errors, finding the store, help on every command, the command table."""
+"""The command group and its one error boundary: one-line errors, finding the store, help on every
+command, the command table."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The commands that write and read facts (init, add, amend, read, list, search, delete, log): their behaviour and JSON shapes."""
+"""The commands that write and read facts (init, add, amend, read, list, search, delete, log):
+their behaviour and JSON shapes."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Facts tied to the project's files: anchors recorded, followed through edits, moves and renames, reconcile, and the markers index.md gives drifted facts."""
+"""Facts tied to the project's files: anchors recorded, followed through edits, moves and renames,
+reconcile, and the markers index.md gives drifted facts."""
 
 from __future__ import annotations
 

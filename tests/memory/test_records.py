@@ -1,4 +1,5 @@
-"""Records about facts: verify (and re-pin), staleness, retire, typed links, forks from two branches."""
+"""Records about facts: verify (and re-pin), staleness, retire, typed links, forks from two
+branches."""
 
 from __future__ import annotations
 

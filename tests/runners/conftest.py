@@ -1,4 +1,5 @@
-"""Fixtures and helpers of the runner tests: a repository holding user content in every file a runner reads."""
+"""Fixtures and helpers of the runner tests: a repository holding user content in every file a
+runner reads."""
 
 from __future__ import annotations
 

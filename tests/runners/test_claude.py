@@ -1,4 +1,5 @@
-"""Claude Code's hooks: the session-start context, the stop reminder, pre-compact, failing open, and merging with the user's own hooks."""
+"""Claude Code's hooks: the session-start context, the stop reminder, pre-compact, failing open,
+and merging with the user's own hooks."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Every runner's session-start hook: its own output shape, its session id, and the CLI offering each format."""
+"""Every runner's session-start hook: its own output shape, its session id, and the CLI offering
+each format."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Install and uninstall as plans: user content kept, idempotent, byte-for-byte restores, dry runs, refusals before anything is written."""
+"""Install and uninstall as plans: user content kept, idempotent, byte-for-byte restores, dry runs,
+refusals before anything is written."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The runner registry: which runners a repository shows signs of, and naming them on the command line."""
+"""The runner registry: which runners a repository shows signs of, and naming them on the command
+line."""
 
 from __future__ import annotations
 

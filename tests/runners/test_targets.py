@@ -1,4 +1,5 @@
-"""The kinds of file memsite edits to wire a runner: marked blocks round-trip, and the instruction block says what agents need."""
+"""The kinds of file memsite edits to wire a runner: marked blocks round-trip, and the instruction
+block says what agents need."""
 
 from __future__ import annotations
 
