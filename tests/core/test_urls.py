@@ -1,0 +1,91 @@
+"""Links to the repository host: only plain http(s) URLs and full commit ids make a blob base."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from memsite.core.urls import linkable, repo_blob_base
+
+C40 = "a" * 40
+C64 = "b" * 64
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("https://host.example/x", f"https://host.example/x/blob/{C40}/"),
+        ("  https://host.example/x/  ", f"https://host.example/x/blob/{C40}/"),
+        ("https://host.example/x.git/", f"https://host.example/x/blob/{C40}/"),
+        ("HTTPS://host.example/x", f"HTTPS://host.example/x/blob/{C40}/"),
+        ("javascript:alert(1)", None),
+        ("JavaScript://host.example/%0aalert(1)", None),
+        ("data:text/html,<script>", None),
+        ("data:text/html,x", None),
+        ("file:///etc/passwd", None),
+        ("//host.example/x", None),
+        ("host.example/x", None),
+        ("https://host.example/x?ref=main", None),
+        ("https://host.example/x#top", None),
+        ("https://host.example/x y", None),
+        ("https://host.example/x'y", None),
+        ("https://host.example/x`y", None),
+        ("https://host.example/x\\y", None),
+        ("https://host.example/x\ty", None),
+        ("https://host.example/x\x7f", None),
+        ("https://host.example/x\x1b[31m", None),
+        ("", None),
+        (["https://host.example/x"], None),
+    ],
+)
+def test_only_plain_http_urls_are_linked(url: object, expected: str | None) -> None:
+    assert repo_blob_base(url, C40) == expected
+    assert linkable(url) is (expected is not None)
+
+
+@pytest.mark.parametrize(
+    ("commit", "ok"),
+    [
+        (C40, True),
+        (C64, True),
+        ("0123456789abcdef" * 2 + "01234567", True),
+        ("a" * 39, False),
+        ("a" * 41, False),
+        ("a" * 63, False),
+        ("A" * 40, False),
+        ("g" * 40, False),
+        ("main", False),
+        ("", False),
+        (None, False),
+    ],
+)
+def test_commit_must_be_a_full_lower_case_id(commit: str | None, ok: bool) -> None:
+    result = repo_blob_base("https://host.example/x", commit)
+    assert result == (f"https://host.example/x/blob/{commit}/" if ok else None)
+
+
+@pytest.mark.parametrize(
+    ("prefix", "tail"),
+    [
+        ("", ""),
+        ("apps/web", "apps/web/"),
+        ("/apps/web/", "apps/web/"),
+        ("a b/c#d?e", "a%20b/c%23d%3Fe/"),
+        ("café", "caf%C3%A9/"),
+    ],
+)
+def test_the_project_folder_is_quoted_and_ends_in_a_slash(prefix: str, tail: str) -> None:
+    assert (
+        repo_blob_base("https://h.example/r", C40, prefix)
+        == f"https://h.example/r/blob/{C40}/{tail}"
+    )
+
+
+# '?' and '#' are left out: a bare one (an empty query or fragment) is not refused today.
+@given(st.text(alphabet=st.characters(codec="utf-8", exclude_characters="?#"), max_size=12))
+def test_a_linked_base_holds_no_unsafe_character(path: str) -> None:
+    base = repo_blob_base(f"https://host.example/{path}", C40)
+    if base is not None:
+        assert not any(c in base for c in " \t\n\"'<>\\`")
+        assert base.endswith(f"/blob/{C40}/")

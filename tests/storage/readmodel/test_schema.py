@@ -1,0 +1,116 @@
+"""The read model's tables and version: every table made empty, indexes apart for a first
+build, and a version that changes with the schema so that an old database is rebuilt."""
+
+from __future__ import annotations
+
+import marshal
+import re
+import sqlite3
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+from memsite.storage.readmodel import schema
+from memsite.version import __version__
+
+
+@pytest.fixture
+def db() -> Iterator[sqlite3.Connection]:
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    yield conn
+    conn.close()
+
+
+def names(db: sqlite3.Connection, kind: str) -> set[str]:
+    sql = "SELECT name FROM sqlite_master WHERE type = ? AND name NOT LIKE 'sqlite_%'"
+    return {r[0] for r in db.execute(sql, (kind,))}
+
+
+INDEXES = set(re.findall(r"CREATE INDEX IF NOT EXISTS (\w+)", schema.TABLES))
+
+
+def test_the_version_names_what_the_rows_depend_on() -> None:
+    found = schema.version()
+    parts = found.split(":")
+    assert parts[0] == str(schema.SCHEMA) and re.fullmatch(r"[0-9a-f]{12}", parts[1])
+    assert parts[2:] == [__version__, str(marshal.version), str(sys.version_info[:2])]
+    assert schema.version() == found  # stable
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("TABLES", schema.TABLES.replace("anchors INTEGER", "anchor_count INTEGER")),
+        ("TABLES", schema.TABLES + "\n"),
+        ("SCHEMA", schema.SCHEMA + 1),
+    ],
+)
+def test_the_version_changes_with_the_schema(
+    monkeypatch: pytest.MonkeyPatch, name: str, value: object
+) -> None:
+    before = schema.version()
+    monkeypatch.setattr(schema, name, value)
+    assert schema.version() != before
+
+
+def test_an_empty_database_is_not_ready(db: sqlite3.Connection) -> None:
+    assert not schema.ready(db)
+
+
+def test_create_makes_every_table_and_index_and_is_then_ready(db: sqlite3.Connection) -> None:
+    schema.create(db)
+    assert set(schema.NAMES) <= names(db, "table")
+    assert names(db, "index") == INDEXES
+    assert schema.ready(db)
+    meta = dict(db.execute("SELECT k, v FROM meta"))
+    assert meta["version"] == schema.version()
+    assert re.fullmatch(r"[0-9a-f]{32}", meta["instance"])
+    assert {k: meta[k] for k in ("generation", "trusted", "all_dirty", "documents")} == {
+        "generation": 0,
+        "trusted": 0,
+        "all_dirty": 1,
+        "documents": 0,
+    }
+
+
+def test_create_again_empties_every_table_and_draws_a_new_instance(
+    db: sqlite3.Connection,
+) -> None:
+    schema.create(db)
+    first = db.execute("SELECT v FROM meta WHERE k = 'instance'").fetchone()[0]
+    db.execute("INSERT INTO words(word, len) VALUES ('redis', 5)")
+    db.execute("INSERT INTO fts(rowid, body, meta) VALUES (1, 'redis', '')")
+    schema.create(db)
+    assert db.execute("SELECT count(*) FROM words").fetchone()[0] == 0
+    assert db.execute("SELECT count(*) FROM fts").fetchone()[0] == 0
+    assert db.execute("SELECT count(*) FROM meta WHERE k = 'version'").fetchone()[0] == 1
+    assert db.execute("SELECT v FROM meta WHERE k = 'instance'").fetchone()[0] != first
+
+
+def test_a_first_build_adds_the_indexes_later(db: sqlite3.Connection) -> None:
+    schema.create(db, indexes=False)
+    assert names(db, "index") == set() and schema.ready(db)
+    schema.add_indexes(db)
+    assert names(db, "index") == INDEXES
+
+
+def test_statements_split_tables_from_indexes() -> None:
+    tables, indexes = schema.statements(indexes=False), schema.statements(indexes=True)
+    assert all(s.startswith("CREATE INDEX") for s in indexes) and len(indexes) == len(INDEXES)
+    assert not any(s.startswith("CREATE INDEX") for s in tables)
+    assert len(tables) + len(indexes) == schema.TABLES.count(";")
+
+
+def test_a_database_of_another_version_is_not_ready(db: sqlite3.Connection) -> None:
+    schema.create(db)
+    db.execute("UPDATE meta SET v = '2:old' WHERE k = 'version'")
+    assert not schema.ready(db)
+    db.execute("DELETE FROM meta WHERE k = 'version'")
+    assert not schema.ready(db)
+
+
+def test_other_database_errors_are_raised(db: sqlite3.Connection) -> None:
+    db.execute("CREATE TABLE meta(k TEXT)")  # a table of that name, of another shape
+    with pytest.raises(sqlite3.OperationalError, match="no such column"):
+        schema.ready(db)
