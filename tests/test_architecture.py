@@ -6,7 +6,8 @@
 * layers never import upwards, and no two modules import each other, however indirectly
   (lazy imports inside functions included; imports only a type checker runs are not);
 * no module over 450 lines, the ``Memory`` facade at most 300, and at most three functions
-  over 60 lines (an allowlist that may only shrink).
+  over 60 lines (an allowlist that may only shrink);
+* the tests mirror the package: most modules have a ``tests/<package>/test_<module>.py``.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ PORTAL_PURE = ["model", "text", "redact", "standing", "derive", "cache", "feed",
 MODULE_MAX = 450
 MEMORY_MAX = 300
 FUNCTION_MAX = 60
+MIRRORED_MIN = 0.70  # the share of modules with a test file of their own
 # The only functions allowed over FUNCTION_MAX lines; remove one as soon as it is shorter.
 LONG_FUNCTIONS = {
     "core/similarity.py:similar_pairs",  # PPJoin: one loop whose state is the algorithm
@@ -244,3 +246,31 @@ def test_every_package_is_in_the_wheel() -> None:
     listed = tomllib.loads((PACKAGE.parent / "pyproject.toml").read_text())["tool"]["setuptools"]
     folders = {_modname(p) for p in PACKAGE.rglob("__init__.py")}
     assert folders <= set(listed["packages"])
+
+
+def mirror_test(module: str) -> Path:
+    """Where the tests of ``module`` live: ``memsite/a/b.py`` in ``tests/a/test_b.py``, and a
+    package's ``__init__`` in ``tests/a/test_a.py``."""
+    parts = MODULES[module].relative_to(PACKAGE).with_suffix("").parts
+    folder, name = parts[:-1], parts[-1]
+    if name == "__init__":
+        folder, name = folder, folder[-1]
+    return PACKAGE.parent.joinpath("tests", *folder, f"test_{name}.py")
+
+
+def test_the_tests_mirror_the_package() -> None:
+    modules = [m for m in MODULES if m != "memsite" and not m.endswith(".__main__")]
+    mirrored = [m for m in modules if mirror_test(m).is_file()]
+    share = len(mirrored) / len(modules)
+    missing = sorted(set(modules) - set(mirrored))
+    assert share >= MIRRORED_MIN, f"{share:.0%} of modules mirrored; none for {missing}"
+
+
+def test_the_mirror_rule() -> None:
+    assert mirror_test("memsite.storage.readmodel.search").parts[-4:] == (
+        "tests",
+        "storage",
+        "readmodel",
+        "test_search.py",
+    )
+    assert mirror_test("memsite.cli").parts[-3:] == ("tests", "cli", "test_cli.py")
