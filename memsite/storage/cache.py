@@ -76,9 +76,14 @@ class Caches:
             version, cached = marshal.loads(self.secrets_path.read_bytes())
         except (OSError, EOFError, ValueError, TypeError):
             return {}
-        if version != (_SECRETS_VERSION, __version__) or not isinstance(cached, dict):
+        if version != self._verdicts_version() or not isinstance(cached, dict):
             return {}
         return cached
 
     def save_verdicts(self, verdicts: Verdicts) -> None:
-        self._save(self.secrets_path, marshal.dumps(((_SECRETS_VERSION, __version__), verdicts)))
+        self._save(self.secrets_path, marshal.dumps((self._verdicts_version(), verdicts)))
+
+    def _verdicts_version(self) -> tuple[int, str, str]:
+        """Bound to this clone (``Store.home``): verdicts that came with the files, committed
+        or crafted ("nothing found in this file"), are never believed."""
+        return (_SECRETS_VERSION, __version__, self.store.home())

@@ -204,7 +204,10 @@ def entry_from_row(row: tuple[Any, ...], filename: str) -> Entry:
         filename=filename,
         raw=row[10],
         normalized=row[11],
-        suspect=row[12],
+        # Only a "yes" is taken from the index: a "no" is asked again of the prefilter when
+        # the entry is shown, as for an entry read from its file (the cache is derived state,
+        # and what is shown is redacted on what the entry holds, never on what a cache says).
+        suspect=True if row[12] else None,
     )
 
 

@@ -8,6 +8,7 @@ Every path memsite uses is computed here, once.
 from __future__ import annotations
 
 import contextlib
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -188,6 +189,15 @@ class Store:
     @property
     def max_entry_bytes(self) -> int:
         return MAX_ENTRY_BYTES
+
+    def home(self) -> str:
+        """What binds a cache to this clone: the device and inode of entries/, which git never
+        carries (a cache committed elsewhere, or crafted, names another); "" when unreadable."""
+        try:
+            info = os.stat(self.entries_dir)
+        except OSError:
+            return ""
+        return f"{info.st_dev}:{info.st_ino}"
 
     def relative(self, path: Path) -> str:
         """``path`` relative to the project root when inside it (for messages), else as is."""

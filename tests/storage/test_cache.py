@@ -82,6 +82,15 @@ def test_verdicts_round_trip(caches: Caches) -> None:
     assert caches.load_verdicts() == verdicts
 
 
+def test_verdicts_of_another_clone_are_empty(caches: Caches) -> None:
+    """Verdicts that came with the files ("nothing found") are never believed."""
+    theirs = (cache._SECRETS_VERSION, __version__, "64769:1")
+    caches.secrets_path.parent.mkdir(parents=True, exist_ok=True)
+    caches.secrets_path.write_bytes(marshal.dumps((theirs, {"id": (1, [])})))
+    assert caches.store.home() not in ("", "64769:1")
+    assert caches.load_verdicts() == {}
+
+
 @pytest.mark.parametrize(
     "data",
     [

@@ -4,7 +4,7 @@ and the statuses of the components they touch decided again (``statuses``).
 
 Entry files are immutable, so the set of names in entries/ is the state: a listing against
 the files table gives what came and went. An entry file edited in place (which the spec
-forbids) is found by a full take-in, which re-hashes every file.
+forbids) is found by a full sync, which builds the index again from the files.
 """
 
 from __future__ import annotations
@@ -20,11 +20,9 @@ from memsite.storage.readmodel.prepare import (
     PARALLEL,
     Prepared,
     RecordRow,
-    digest,
     long_words,
     name_key,
     prepare_parts,
-    read_entry_file,
     statuses,
 )
 from memsite.storage.readmodel.rows import (
@@ -45,9 +43,9 @@ if TYPE_CHECKING:
 _BULK = 1000  # changes above which every status is decided again in one pass
 
 
-def take_in(index: Index, full: bool) -> None:
-    """Take in what changed since the last listing (``full``: re-hash every file too); the
-    index is trusted afterwards only if the folder did not change meanwhile."""
+def take_in(index: Index) -> None:
+    """Take in what changed since the last listing; the index is trusted afterwards only if
+    the folder did not change meanwhile."""
     db = index.db
     probe = index.probe()
     before = index.dir_state()
@@ -55,10 +53,6 @@ def take_in(index: Index, full: bool) -> None:
     known = {unkey(name): ino for name, ino in db.execute("SELECT name, ino FROM files")}
     added = [name for name, ino in listed.items() if known.get(name) != ino]
     removed = [name for name, ino in known.items() if listed.get(name) != ino]
-    if full:
-        changed = _rehash(index, listed)
-        added += changed
-        removed += changed
     after = index.dir_state()
     apply(index, removed, added)
     index.index_tables()
@@ -80,20 +74,6 @@ def _listing(index: Index) -> dict[str, int]:
                 found[name] = item.inode()
     index.set_meta(temporaries=int(temporaries))
     return found
-
-
-def _rehash(index: Index, listed: dict[str, int]) -> list[str]:
-    """Files whose bytes differ from what was read (edited in place, against the spec)."""
-    hashes = {unkey(n): h for n, h in index.db.execute("SELECT name, hash FROM files")}
-    return [n for n in listed if n in hashes and hashes[n] != _hash(index, n)]
-
-
-def _hash(index: Index, name: str) -> int | None:
-    """The digest the files table holds for a readable entry file, else None (a FIFO or a
-    link is not opened for reading: it would block, or hash another file)."""
-    store = index.store
-    _, data, _ = read_entry_file(store.entries_dir / name, store.max_entry_bytes)
-    return None if data is None else digest(data)
 
 
 class _Gone(NamedTuple):

@@ -87,18 +87,25 @@ def statements(*, indexes: bool) -> list[str]:
     return [s for s in found if s.startswith("CREATE INDEX") == indexes]
 
 
-def ready(db: sqlite3.Connection) -> bool:
-    """Does ``db`` hold the tables of this version?"""
+def ready(db: sqlite3.Connection, home: str) -> bool:
+    """Does ``db`` hold the tables of this version, built in the clone whose ``home`` (see
+    ``Store.home``) it carries? A database from anywhere else (committed with ``git add -f``,
+    copied, crafted) is never read: its rows could name facts no entry file holds."""
+    return found(db) == (version(), home)
+
+
+def found(db: sqlite3.Connection) -> tuple[str, str] | None:
+    """The version and home ``db`` carries, or None when it holds no meta table."""
     try:
-        row = db.execute("SELECT v FROM meta WHERE k = 'version'").fetchone()
+        rows = dict(db.execute("SELECT k, v FROM meta WHERE k IN ('version', 'home')"))
     except sqlite3.OperationalError as exc:
         if "no such table" in str(exc):
-            return False
+            return None
         raise
-    return row is not None and row[0] == version()
+    return (str(rows.get("version")), str(rows.get("home")))
 
 
-def create(db: sqlite3.Connection, *, indexes: bool = True) -> None:
+def create(db: sqlite3.Connection, home: str, *, indexes: bool = True) -> None:
     """The tables (and their indexes, unless a first build adds them once filled), empty."""
     for table in NAMES:
         db.execute(f"DROP TABLE IF EXISTS {table}")
@@ -111,6 +118,7 @@ def create(db: sqlite3.Connection, *, indexes: bool = True) -> None:
         "INSERT INTO meta(k, v) VALUES (?, ?)",
         [
             ("version", version()),
+            ("home", home),
             ("instance", os.urandom(16).hex()),
             ("generation", 0),
             ("dir", ""),

@@ -28,6 +28,7 @@ def names(db: sqlite3.Connection, kind: str) -> set[str]:
 
 
 INDEXES = set(re.findall(r"CREATE INDEX IF NOT EXISTS (\w+)", schema.TABLES))
+HOME = "64769:1234"  # a device and inode, as Store.home gives them
 
 
 def test_the_version_names_what_the_rows_depend_on() -> None:
@@ -55,16 +56,16 @@ def test_the_version_changes_with_the_schema(
 
 
 def test_an_empty_database_is_not_ready(db: sqlite3.Connection) -> None:
-    assert not schema.ready(db)
+    assert not schema.ready(db, HOME)
 
 
 def test_create_makes_every_table_and_index_and_is_then_ready(db: sqlite3.Connection) -> None:
-    schema.create(db)
+    schema.create(db, HOME)
     assert set(schema.NAMES) <= names(db, "table")
     assert names(db, "index") == INDEXES
-    assert schema.ready(db)
+    assert schema.ready(db, HOME)
     meta = dict(db.execute("SELECT k, v FROM meta"))
-    assert meta["version"] == schema.version()
+    assert meta["version"] == schema.version() and meta["home"] == HOME
     assert re.fullmatch(r"[0-9a-f]{32}", meta["instance"])
     assert {k: meta[k] for k in ("generation", "trusted", "all_dirty", "documents")} == {
         "generation": 0,
@@ -77,11 +78,11 @@ def test_create_makes_every_table_and_index_and_is_then_ready(db: sqlite3.Connec
 def test_create_again_empties_every_table_and_draws_a_new_instance(
     db: sqlite3.Connection,
 ) -> None:
-    schema.create(db)
+    schema.create(db, HOME)
     first = db.execute("SELECT v FROM meta WHERE k = 'instance'").fetchone()[0]
     db.execute("INSERT INTO words(word, len) VALUES ('redis', 5)")
     db.execute("INSERT INTO fts(rowid, body, meta) VALUES (1, 'redis', '')")
-    schema.create(db)
+    schema.create(db, HOME)
     assert db.execute("SELECT count(*) FROM words").fetchone()[0] == 0
     assert db.execute("SELECT count(*) FROM fts").fetchone()[0] == 0
     assert db.execute("SELECT count(*) FROM meta WHERE k = 'version'").fetchone()[0] == 1
@@ -89,8 +90,8 @@ def test_create_again_empties_every_table_and_draws_a_new_instance(
 
 
 def test_a_first_build_adds_the_indexes_later(db: sqlite3.Connection) -> None:
-    schema.create(db, indexes=False)
-    assert names(db, "index") == set() and schema.ready(db)
+    schema.create(db, HOME, indexes=False)
+    assert names(db, "index") == set() and schema.ready(db, HOME)
     schema.add_indexes(db)
     assert names(db, "index") == INDEXES
 
@@ -103,14 +104,20 @@ def test_statements_split_tables_from_indexes() -> None:
 
 
 def test_a_database_of_another_version_is_not_ready(db: sqlite3.Connection) -> None:
-    schema.create(db)
+    schema.create(db, HOME)
     db.execute("UPDATE meta SET v = '2:old' WHERE k = 'version'")
-    assert not schema.ready(db)
+    assert not schema.ready(db, HOME)
     db.execute("DELETE FROM meta WHERE k = 'version'")
-    assert not schema.ready(db)
+    assert not schema.ready(db, HOME)
+
+
+def test_a_database_of_another_clone_is_not_ready(db: sqlite3.Connection) -> None:
+    schema.create(db, HOME)
+    assert not schema.ready(db, "64769:999")
+    assert schema.found(db) == (schema.version(), HOME)
 
 
 def test_other_database_errors_are_raised(db: sqlite3.Connection) -> None:
     db.execute("CREATE TABLE meta(k TEXT)")  # a table of that name, of another shape
     with pytest.raises(sqlite3.OperationalError, match="no such column"):
-        schema.ready(db)
+        schema.ready(db, HOME)
