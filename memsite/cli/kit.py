@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 CONFIDENCE = click.Choice(CONFIDENCES)
 STDIN_MAX = 1 << 20
+# The largest --limit: more than any store holds (an unbounded one reached islice, which
+# takes nothing above sys.maxsize, and printed a traceback).
+COUNT_MAX = 1_000_000
 
 
 def json_option(func: F) -> F:
@@ -54,6 +57,8 @@ def get_memory(ctx: click.Context) -> Memory:
     root = ctx.find_root()
     if "memory" not in root.meta:
         root.meta["memory"] = Memory.open(root.params.get("store"))
+        if isinstance(root.obj, list):  # main's note of what it opened (see main._run)
+            root.obj.append(root.meta["memory"])
     memory: Memory = root.meta["memory"]
     return memory
 
@@ -66,14 +71,15 @@ def current_session(explicit: str | None = None) -> str:
     return session_name(explicit)
 
 
-def text_argument(value: str, what: str) -> str:
-    """A text argument, or standard input when it is ``-`` (decoded strictly, bounded)."""
+def text_argument(value: str, what: str, limit: int = STDIN_MAX) -> str:
+    """A text argument, or standard input when it is ``-`` (decoded strictly, at most
+    ``limit`` bytes)."""
     if value != "-":
         return value
     stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
-    data = stream.read(STDIN_MAX + 1) if stream is not None else sys.stdin.read().encode()
-    if len(data) > STDIN_MAX:
-        raise InvalidInputError(f"{what} on standard input is over {STDIN_MAX} bytes: shorten it")
+    data = stream.read(limit + 1) if stream is not None else sys.stdin.read().encode()
+    if len(data) > limit:
+        raise InvalidInputError(f"{what} on standard input is over {limit} bytes: shorten it")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -15,13 +15,16 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from memsite.core.text import has_surrogate, json_safe, one_line, printable
 from memsite.errors import MemsiteError, SecretFoundError
 from memsite.version import __version__
+
+if TYPE_CHECKING:
+    from memsite.memory import Memory
 
 # Each command, and the module of memsite.cli that holds it: a command's module (and what it
 # imports) is loaded only when that command runs, or when help lists them all.
@@ -97,6 +100,21 @@ def _bad_argument(args: Sequence[str]) -> int | None:
     return None
 
 
+def _run(args: list[str]) -> Any:
+    """Run the command; once more if it failed on a damaged cache (which is then rebuilt)."""
+    opened: list[Memory] = []
+    try:
+        return cli.main(args=args, prog_name="memsite", standalone_mode=False, obj=opened)
+    except Exception as exc:
+        from memsite.memory import recover_cache
+
+        if isinstance(exc, MemsiteError | click.ClickException) or not opened:
+            raise
+        if not recover_cache(opened[0], exc):
+            raise
+    return cli.main(args=args, prog_name="memsite", standalone_mode=False)
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in args
@@ -104,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if bad is not None:
         fail(f"argument {bad} is not valid UTF-8 text: fix its encoding", as_json, 2)
     try:
-        code = cli.main(args=args, prog_name="memsite", standalone_mode=False)
+        code = _run(args)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.UsageError as exc:

@@ -10,6 +10,7 @@ do. The clock, the environment and the working directory are injected (:meth:`Me
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -28,7 +29,7 @@ if TYPE_CHECKING:
     from memsite.storage.git import Repository
     from memsite.storage.readmodel import Index
 
-__all__ = ["Memory", "State", "Store", "clock", "repository", "session_name"]
+__all__ = ["Memory", "State", "Store", "clock", "recover_cache", "repository", "session_name"]
 
 
 def clock() -> datetime:
@@ -48,6 +49,35 @@ def repository(path: Path) -> Repository:
     from memsite.storage.git import Repository
 
     return Repository(path)
+
+
+def recover_cache(memory: Memory, exc: BaseException) -> bool:
+    """Did ``exc`` come from reading ``memory``'s cache (raised in the read model's code, or
+    by SQLite)? Then the cache is let go (rebuilt, or held in memory: the index's notice says
+    which) and the caller runs the operation once more; else False, and ``exc`` is a bug."""
+    import sqlite3
+
+    from memsite.storage.readmodel.facade import DAMAGE
+
+    if not isinstance(exc, DAMAGE):
+        return False
+    frames, tb = [], exc.__traceback__
+    while tb is not None:
+        frames.append(tb.tb_frame.f_code.co_filename)
+        tb = tb.tb_next
+    readmodel = os.path.join("memsite", "storage", "readmodel", "")
+    rows = os.path.join("memsite", "storage", "entries.py")
+    if not isinstance(exc, sqlite3.Error) and not any(
+        readmodel in f or f.endswith(rows) for f in frames
+    ):
+        return False
+    index = memory.model.index
+    index.recover(exc)
+    for notice in index.notices:
+        print(f"memsite: {notice}", file=sys.stderr)
+    index.notices.clear()
+    index.close()
+    return True
 
 
 class Memory:
@@ -302,19 +332,13 @@ class Memory:
 
         return portal_input(self, known_links or NO_LINKS)
 
-    def import_facts(
-        self,
-        path: Path,
-        source: str,
-        *,
-        category: str | None = None,
-        dry_run: bool = False,
-        allow_secret: bool = False,
-    ) -> dict[str, Any]:
-        """Write the facts of ``path`` (agents-md, mcp-memory or jsonl) not held yet."""
+    def import_facts(self, path: Path, source: str, **options: Any) -> dict[str, Any]:
+        """Write the facts of ``path`` (agents-md, mcp-memory or jsonl) not held yet; the
+        options (category, dry_run, allow_secret, agent, force, text) are those of
+        ``transfer.import_facts``."""
         from memsite.memory import transfer
 
-        return transfer.import_facts(self, path, source, category, dry_run, allow_secret)
+        return transfer.import_facts(self, path, source, **options)
 
     def export(
         self, fmt: str, *, include_all: bool = False, output: Path | None = None

@@ -148,3 +148,98 @@ def test_a_secret_is_redacted_whatever_the_cache_says(tmp_path: Path) -> None:
     db.close()
     for args in (("list", "--json"), ("read", obj["id"], "--json"), ("search", "deploy", "--json")):
         assert AWS not in ok(root, *args), args
+
+
+# --- a damaged cache of this clone is rebuilt, never a traceback (issue 30, item 7) ----------
+
+DAMAGE = {
+    "truncated": lambda db_path: _truncate(db_path),
+    "garbage blobs": lambda db_path: _sql(db_path, "UPDATE entries SET data = x'00ff00ff'"),
+    "blobs of another shape": lambda db_path: _sql(
+        db_path, "UPDATE entries SET data = ?", (marshal.dumps(("too", "short")),)
+    ),
+    # Values of the wrong type or an unknown status the database itself refuses (STRICT tables,
+    # a CHECK): tests/storage/readmodel/test_schema.py.
+    "a row's blob of the wrong type": lambda db_path: _sql(
+        db_path, "UPDATE entries SET data = x'00' WHERE n = (SELECT min(n) FROM entries)"
+    ),
+    "missing entries table": lambda db_path: _sql(db_path, "DROP TABLE entries"),
+    "missing search table": lambda db_path: _sql(db_path, "DROP TABLE fts"),
+    "missing records table": lambda db_path: _sql(db_path, "DROP TABLE records"),
+}
+
+
+def _sql(db_path: Path, statement: str, args: tuple[object, ...] = ()) -> None:
+    db = sqlite3.connect(db_path)
+    with db:
+        db.execute(statement, args)
+    db.close()
+
+
+def _truncate(db_path: Path) -> None:
+    size = db_path.stat().st_size
+    with open(db_path, "r+b") as handle:
+        handle.truncate(size // 2)
+
+
+@pytest.fixture
+def built(tmp_path: Path) -> Path:
+    root = tmp_path / "p"
+    root.mkdir()
+    ok(root, "init")
+    ok(root, "add", "Use pnpm, never npm.", "-c", "conventions")
+    ok(root, "add", "The API is served by FastAPI.", "-c", "architecture")
+    ok(root, "list")
+    return root
+
+
+@pytest.mark.parametrize("damage", list(DAMAGE))
+@pytest.mark.parametrize(
+    ("args", "expect"),
+    [
+        (("list", "--json"), "pnpm"),
+        (("search", "pnpm", "--json"), "pnpm"),
+        (("context",), "pnpm"),
+        (("add", "Deploys go out on Tuesdays.", "-c", "operations", "--json"), "written"),
+    ],
+)
+def test_a_damaged_cache_is_rebuilt_with_one_line(
+    built: Path, damage: str, args: tuple[str, ...], expect: str
+) -> None:
+    db_path = built / ".memsite" / "cache" / "index.sqlite3"
+    DAMAGE[damage](db_path)
+    done = memsite(built, *args)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert expect in done.stdout
+    then = memsite(built, "list", "--json")  # the damage is met by the first reader of it
+    assert then.returncode == 0 and "pnpm" in then.stdout and "Traceback" not in then.stderr
+    notes = (done.stderr + then.stderr).strip().splitlines()
+    assert len(notes) == 1 and "cache" in notes[0] and "entries/" in notes[0], notes
+    again = memsite(built, "list", "--json")
+    assert again.returncode == 0 and again.stderr == "" and "pnpm" in again.stdout
+    listed = again.stdout
+    assert listed.count('"id"') == (3 if args[0] == "add" else 2)  # nothing lost, none twice
+
+
+def test_a_cache_locked_for_long_falls_back_to_memory_in_seconds(built: Path) -> None:
+    """Another process holds the database's write lock (for 70 s, say): a command that must
+    write to it answers from an index in memory after a few seconds, not after 60."""
+    write_raw(built / ".memsite", make_entry("Releases are tagged vX.Y.Z.", "operations"))
+    holder = sqlite3.connect(built / ".memsite" / "cache" / "index.sqlite3", isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "memsite", "--store", str(built / ".memsite"), "list", "--json"],
+            capture_output=True,
+            text=True,
+            env=clean_env(),
+            timeout=40,  # the lock is held far longer; the old wait alone was 60 s
+        )
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert done.returncode == 0, done.stderr
+    assert "vX.Y.Z" in done.stdout and "pnpm" in done.stdout
+    [note] = done.stderr.strip().splitlines()
+    assert "held by another memsite process" in note and "in memory" in note

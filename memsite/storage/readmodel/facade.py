@@ -29,6 +29,10 @@ from memsite.storage.readmodel.search import Search
 from memsite.storage.readmodel.snapshot import Snapshot
 from memsite.storage.readmodel.views import Views
 
+# How long a command waits for another's write to the database before it answers from an
+# index in memory instead (a first build at 100k holds it for ~8 s; most writes for ms).
+BUSY_SECONDS = 5
+
 
 class Index:
     """The read model of one store. Its readers bring it up to date first (``sync``);
@@ -80,7 +84,9 @@ class Index:
             # Not bound to the thread that opened it: serve's follow-up thread goes on with
             # the operation the main thread opened (each rebuild opens its own, so the two
             # never use one connection at the same time).
-            db = sqlite3.connect(target, timeout=60, isolation_level=None, check_same_thread=False)
+            db = sqlite3.connect(
+                target, timeout=BUSY_SECONDS, isolation_level=None, check_same_thread=False
+            )
             # Closed when the index goes, or at exit: the index and its readers refer to each
             # other, so no __del__ would run at exit, and a connection left open leaves its
             # write-ahead log behind (16 MB after a compact at 10k) for the next command to read.
@@ -97,12 +103,8 @@ class Index:
                     return db
                 with transaction(db):
                     held = schema.found(db)
-                    if held != (schema.version(), home):  # nobody else made it meanwhile
-                        if held is not None and held[0] == schema.version():
-                            self.notices.append(
-                                f"the cache {self.store.relative(self.path)} was not built in "
-                                "this clone (it came with the files); rebuilding it from entries/"
-                            )
+                    if not schema.ready(db, home):  # nobody else made it meanwhile
+                        self._note_rebuild(held, home)
                         schema.create(db, home, indexes=journal)
                         self._unindexed = not journal
                 return db
@@ -116,6 +118,18 @@ class Index:
                 )
                 self._remove_files()
         return None
+
+    def _note_rebuild(self, held: tuple[str, str] | None, home: str) -> None:
+        """Say why a database of this version is built again (one of another version, or none,
+        is rebuilt without a word: a new memsite, or a first build)."""
+        if held is None or held[0] != schema.version():
+            return
+        why = "was not built in this clone (it came with the files)"
+        if held[1] == home:
+            why = "was damaged (tables missing)"
+        self.notices.append(
+            f"the cache {self.store.relative(self.path)} {why}; rebuilding it from entries/"
+        )
 
     def _discard(self) -> None:
         """Forget the database: nothing of it (rows, flags, rendered bullets) survives into
@@ -202,26 +216,36 @@ class Index:
             full = False  # a first build reads every file
         try:
             self._sync()
-        except sqlite3.DatabaseError as exc:
-            if self.in_memory or not _corrupt(exc):
-                if self.in_memory or "readonly" not in str(exc).lower():
-                    raise StorageError(
-                        f"cannot use the cache {self.store.relative(self.path)} ({exc}): "
-                        "if another memsite command is running, wait for it; else delete "
-                        f"{self.store.relative(self.store.cache_dir)}/ (it is rebuilt)"
-                    ) from None
-                self.close()  # the cache cannot be written: work without it
-                self._db = self._memory()
-            else:
-                self.notices.append(
-                    f"the cache {self.store.relative(self.path)} was damaged ({exc}); "
-                    "rebuilding it from entries/"
-                )
-                self.close()
-                self._remove_files()
+        except DAMAGE as exc:
+            self.recover(exc)
             self._sync()
         self._synced = True
         return self.db
+
+    def recover(self, exc: BaseException) -> None:
+        """Go on without the database that failed (``exc``): held by another process too long,
+        or read-only, the answer comes from an index in memory this time; damaged in any way
+        (truncated, garbage, missing tables, wrong types), it is rebuilt from entries/. One
+        line says which, and the next sync starts again."""
+        text = str(exc).lower()
+        where = self.store.relative(self.path)
+        if self.in_memory:
+            raise StorageError(f"cannot build the index in memory ({exc})") from None
+        self.close()
+        self._synced = False
+        if isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text):
+            self.notices.append(
+                f"the cache {where} is held by another memsite process; answering from "
+                "entries/ in memory this time"
+            )
+            self._db = self._memory()
+        elif "readonly" in text or "disk i/o" in text:
+            self._db = self._memory()  # the cache cannot be written: work without it
+        else:
+            self.notices.append(
+                f"the cache {where} was damaged ({exc}); rebuilding it from entries/"
+            )
+            self._remove_files()
 
     def _sync(self) -> None:
         if self.fresh():
@@ -270,13 +294,17 @@ class Index:
         """Take in the file a writer (holding the write lock) just linked. The index stays
         trusted when it was trusted just before the link: nothing but this writer can have
         changed the folder under the lock, short of another program in those microseconds."""
-        with transaction(self.db):
-            if before is not None and self.meta("dir") == before:
-                ingest.apply(self, [], [path.name])
-                self.set_meta(dir=self.dir_state(), trusted=1)
-            else:
-                with collector_resting():  # the folder changed meanwhile: maybe a big batch
-                    ingest.take_in(self)
+        try:
+            with transaction(self.db):
+                if before is not None and self.meta("dir") == before:
+                    ingest.apply(self, [], [path.name])
+                    self.set_meta(dir=self.dir_state(), trusted=1)
+                else:
+                    with collector_resting():  # the folder changed meanwhile: maybe a big batch
+                        ingest.take_in(self)
+        except DAMAGE as exc:  # the file is linked: only the index has to catch up
+            self.recover(exc)
+            self._sync()
         self._synced = True
 
     # --- as a whole -------------------------------------------------------------------------
@@ -301,3 +329,8 @@ class Index:
 def _corrupt(exc: sqlite3.DatabaseError) -> bool:
     text = str(exc).lower()
     return "locked" not in text and "readonly" not in text and "disk i/o" not in text
+
+
+# What a damaged database raises as it is read: SQLite's own errors, and what unmarshalling
+# garbage, or rows of the wrong types, raise in the code that reads them.
+DAMAGE = (sqlite3.DatabaseError, ValueError, TypeError, EOFError, KeyError, IndexError)

@@ -1,7 +1,9 @@
 """The read model's tables and indexes, and the version a database must carry to be used.
 
 The version changes with the schema, memsite, and the marshal format of the rows' data, so a
-database of any other version (or none) is rebuilt from entries/.
+database of any other version (or none) is rebuilt from entries/. The tables are STRICT and
+statuses checked: a value of the wrong type or an unknown status never gets in, so what is
+read back has the shapes the readers expect.
 """
 
 from __future__ import annotations
@@ -14,20 +16,21 @@ import sys
 from memsite.storage.readmodel.prepare import digest
 from memsite.version import __version__
 
-SCHEMA = 3  # 3: repeated names interned in the rows' data (entries.entry_row)
+SCHEMA = 4  # 3: repeated names interned in the rows' data; 4: STRICT tables, a known status
 
 TABLES = """
-CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v ANY) STRICT, WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS files(
     name TEXT PRIMARY KEY, ino INTEGER, size INTEGER, mtime INTEGER, hash INTEGER, error TEXT
-) WITHOUT ROWID;
+) STRICT, WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS entries(
     n INTEGER PRIMARY KEY, file TEXT NOT NULL UNIQUE, id TEXT NOT NULL,
     category TEXT NOT NULL, created REAL NOT NULL, confidence INTEGER NOT NULL, key TEXT,
-    digest INTEGER NOT NULL, words INTEGER NOT NULL, length INTEGER NOT NULL, status TEXT,
+    digest INTEGER NOT NULL, words INTEGER NOT NULL, length INTEGER NOT NULL,
+    status TEXT CHECK (status IN ('active', 'superseded', 'duplicate', 'overridden', 'retired')),
     data BLOB NOT NULL, view_bullet TEXT, index_bullet TEXT, index_cost INTEGER,
     anchors INTEGER NOT NULL
-);
+) STRICT;
 CREATE INDEX IF NOT EXISTS entries_unshown ON entries(n) WHERE index_cost IS NULL;
 CREATE INDEX IF NOT EXISTS entries_anchored ON entries(status) WHERE anchors > 0;
 CREATE INDEX IF NOT EXISTS entries_order ON entries(
@@ -37,7 +40,7 @@ CREATE INDEX IF NOT EXISTS entries_id ON entries(id);
 CREATE INDEX IF NOT EXISTS entries_dup ON entries(category, digest);
 CREATE INDEX IF NOT EXISTS entries_key ON entries(category, key) WHERE key IS NOT NULL;
 CREATE INDEX IF NOT EXISTS entries_status ON entries(status, category);
-CREATE TABLE IF NOT EXISTS sup(n INTEGER NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sup(n INTEGER NOT NULL, src TEXT NOT NULL, dst TEXT NOT NULL) STRICT;
 CREATE INDEX IF NOT EXISTS sup_n ON sup(n);
 CREATE INDEX IF NOT EXISTS sup_src ON sup(src);
 CREATE INDEX IF NOT EXISTS sup_dst ON sup(dst);
@@ -45,19 +48,21 @@ CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(
     body, meta, detail=column, tokenize="unicode61 remove_diacritics 0 tokenchars '_'"
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS fts_terms USING fts5vocab(fts, 'row');
-CREATE TABLE IF NOT EXISTS words(word TEXT PRIMARY KEY, len INTEGER NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS words(word TEXT PRIMARY KEY, len INTEGER NOT NULL)
+    STRICT, WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS words_len ON words(len);
-CREATE TABLE IF NOT EXISTS dirty(category TEXT PRIMARY KEY, generation INTEGER) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS dirty(category TEXT PRIMARY KEY, generation INTEGER)
+    STRICT, WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS records(
     n INTEGER PRIMARY KEY, file TEXT NOT NULL UNIQUE, id TEXT NOT NULL, kind TEXT NOT NULL,
     target TEXT NOT NULL, other TEXT, created REAL NOT NULL, data BLOB NOT NULL
-);
+) STRICT;
 CREATE INDEX IF NOT EXISTS records_target ON records(target, kind);
 CREATE INDEX IF NOT EXISTS records_other ON records(other) WHERE other IS NOT NULL;
 CREATE TABLE IF NOT EXISTS anchors(
     n INTEGER NOT NULL, id TEXT NOT NULL, path TEXT NOT NULL, blob TEXT NOT NULL,
     first INTEGER, last INTEGER, span TEXT
-);
+) STRICT;
 CREATE INDEX IF NOT EXISTS anchors_n ON anchors(n);
 """
 
@@ -91,7 +96,13 @@ def ready(db: sqlite3.Connection, home: str) -> bool:
     """Does ``db`` hold the tables of this version, built in the clone whose ``home`` (see
     ``Store.home``) it carries? A database from anywhere else (committed with ``git add -f``,
     copied, crafted) is never read: its rows could name facts no entry file holds."""
-    return found(db) == (version(), home)
+    return found(db) == (version(), home) and complete(db)
+
+
+def complete(db: sqlite3.Connection) -> bool:
+    """Does ``db`` hold every table (a damaged or hand-edited database may have lost some)?"""
+    names = {name for (name,) in db.execute("SELECT name FROM sqlite_master")}
+    return names.issuperset(NAMES)
 
 
 def found(db: sqlite3.Connection) -> tuple[str, str] | None:

@@ -121,3 +121,36 @@ def test_other_database_errors_are_raised(db: sqlite3.Connection) -> None:
     db.execute("CREATE TABLE meta(k TEXT)")  # a table of that name, of another shape
     with pytest.raises(sqlite3.OperationalError, match="no such column"):
         schema.ready(db, HOME)
+
+
+def test_the_status_check_names_every_status_and_no_other() -> None:
+    from memsite.core.schema import STATUSES
+
+    [checked] = re.findall(r"status TEXT CHECK \(status IN \(([^)]*)\)\)", schema.TABLES)
+    assert tuple(s.strip(" '") for s in checked.split(",")) == STATUSES
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE entries SET created = 'yesterday'",
+        "UPDATE entries SET confidence = 'very'",
+        "UPDATE entries SET data = 'not a blob'",
+        "UPDATE entries SET status = 'haunted'",
+        "UPDATE records SET created = 'soon'",
+        "UPDATE words SET len = 'long'",
+    ],
+)
+def test_values_of_the_wrong_shape_never_get_in(db: sqlite3.Connection, statement: str) -> None:
+    schema.create(db, HOME)
+    db.execute(
+        "INSERT INTO entries(n, file, id, category, created, confidence, digest, words, length,"
+        " status, data, anchors) VALUES (1, 'f', 'i', 'c', 1.5, 2, 3, 4, 5, 'active', x'00', 0)"
+    )
+    db.execute(
+        "INSERT INTO records(n, file, id, kind, target, created, data)"
+        " VALUES (1, 'r', 'i', 'verify', 't', 1.5, x'00')"
+    )
+    db.execute("INSERT INTO words(word, len) VALUES ('redis', 5)")
+    with pytest.raises(sqlite3.IntegrityError):
+        db.execute(statement)
