@@ -8,6 +8,9 @@ Rules, applied over all valid entries:
 2. Duplicates (same category, same normalized content) and contradictions (same category and
    ``key``) are decided over all entries, superseded ones included: the newest wins, the others
    become ``duplicate`` / ``overridden``. Superseding an entry never brings another one back.
+   "Newest" there counts supersession as well as clocks: an entry is newer than every entry it
+   supersedes, directly or not, whatever the clocks of their writers said (a teammate's clock
+   ten minutes fast must not let their fact beat the amendment of it).
 3. Order everywhere: newest ``created`` first, then high > medium > low, then the greatest id.
 4. Retirement: an entry that would be active and that a retire record names is ``retired``
    (withdrawn without a successor; nothing comes back because of it).
@@ -206,6 +209,49 @@ def _losers(groups: Iterable[list[Entry]]) -> dict[str, str]:
     return {loser.id: group[0].id for group in groups for loser in group[1:]}
 
 
+Rank = tuple[tuple[datetime, int, str], int]
+
+
+def _ranks(ordered: Sequence[Entry], superseded_by: Mapping[str, list[str]]) -> dict[str, Rank]:
+    """Where a successor stands against the entries it supersedes: the newest order key in
+    its line of predecessors (its own included), and how many steps above that entry it is.
+    Only entries that supersede something are given one (the others rank by their own
+    order key)."""
+    by_id = {e.id: e for e in ordered}
+    older: dict[str, list[str]] = defaultdict(list)
+    for old, newer in superseded_by.items():
+        for n in newer:
+            older[n].append(old)
+    ranks: dict[str, Rank] = {}
+
+    def rank(entry_id: str) -> Rank:
+        return ranks.get(entry_id) or (by_id[entry_id].order_key, 0)
+
+    for start in older:
+        stack, seen = [start], {start}
+        while stack:  # depth first, without recursion (chains may be thousands long)
+            top = stack[-1]
+            pending = [o for o in older[top] if o in older and o not in ranks and o not in seen]
+            if pending:  # (``seen``: a cycle the head's rule left standing is walked once)
+                stack.extend(pending)
+                seen.update(pending)
+                continue
+            stack.pop()
+            if top not in ranks:
+                ranks[top] = max(
+                    [(by_id[top].order_key, 0)] + [(rank(o)[0], rank(o)[1] + 1) for o in older[top]]
+                )
+    return ranks
+
+
+def _by_rank(groups: Iterable[list[Entry]], ranks: Mapping[str, Rank]) -> None:
+    """Put first, in each group that holds a successor, the member ranked highest."""
+    for group in groups:
+        if len(group) > 1 and any(e.id in ranks for e in group):
+            group.sort(key=lambda e: (ranks.get(e.id) or (e.order_key, 0), e.order_key))
+            group.reverse()
+
+
 def compact(
     entries: Sequence[Entry],
     categories: Iterable[str],
@@ -227,6 +273,10 @@ def compact(
         dup_groups[(entry.category, entry.normalized)].append(entry)
         if entry.key:
             key_groups[(entry.category, entry.key)].append(entry)
+    if superseded_by:
+        ranks = _ranks(ordered, superseded_by)
+        _by_rank(dup_groups.values(), ranks)
+        _by_rank(key_groups.values(), ranks)
     duplicate_of = _losers(dup_groups.values())
     overridden_by = _losers(key_groups.values())
     winner: dict[str, str] = {}

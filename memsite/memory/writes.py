@@ -112,7 +112,32 @@ def add(
     if done is not None:
         path, obj = done
         answer.update(id=obj["id"], path=str(path))
+        if obj.get("key"):
+            answer["warnings"] += _overridden_on_arrival(memory, obj)
     return answer
+
+
+def _overridden_on_arrival(memory: Memory, obj: dict[str, Any]) -> list[str]:
+    """A keyed fact another fact of its key overrides as soon as it is written: one dated
+    later than this writer's clock (the clocks of the two writers differ, or it was written
+    meanwhile). Said, so that the writer can supersede it rather than be overridden."""
+    from memsite.core.compaction import compact
+    from memsite.core.schema import OVERRIDDEN
+
+    index = memory.index()
+    if index.entries.statuses_of([obj["id"]]).get(obj["id"]) != OVERRIDDEN:
+        return []
+    linked = index.entries.component(obj["id"])
+    winner = compact(linked, (), index.records.retired({e.id for e in linked}), report=False)
+    other = winner.by_id.get(winner.winner.get(obj["id"], ""))
+    if other is None:
+        return []
+    return [
+        f"{other.short_id} (key {obj['key']!r}, dated {other.created:%Y-%m-%d %H:%M:%S} UTC) is "
+        f"later than this write's clock, so it overrides this fact at once: if this one "
+        f"replaces it, run `memsite amend {other.short_id}` or add with --supersedes "
+        f"{other.short_id}; else check this machine's clock"
+    ]
 
 
 def _checked(

@@ -189,6 +189,43 @@ CONTRADICTIONS = [
         ],
         {1: "overridden", 2: "superseded", 3: "active"},
     ),
+    (
+        "an amendment wins over the fact it amends, whose writer's clock ran fast",
+        [entry(1, "npm", key="pm", minutes=10), entry(2, "pnpm", key="pm", supersedes=ident(1))],
+        {1: "superseded", 2: "active"},
+    ),
+    (
+        "...and over what that fact's clock put before it",
+        [
+            entry(1, "yarn", key="pm", minutes=7),
+            entry(2, "npm", key="pm", minutes=10),
+            entry(3, "pnpm", key="pm", minutes=5, supersedes=ident(2)),
+        ],
+        {1: "overridden", 2: "superseded", 3: "active"},
+    ),
+    (
+        "a chain of amendments, each behind the last, ends at the newest link",
+        [
+            entry(1, "npm", key="pm", minutes=30),
+            entry(2, "pnpm", key="pm", minutes=20, supersedes=ident(1)),
+            entry(3, "bun", key="pm", minutes=10, supersedes=ident(2)),
+        ],
+        {1: "superseded", 2: "superseded", 3: "active"},
+    ),
+    (
+        "a fact newer than the whole line still wins",
+        [
+            entry(1, "npm", key="pm", minutes=10),
+            entry(2, "pnpm", key="pm", minutes=5, supersedes=ident(1)),
+            entry(3, "bun", key="pm", minutes=11),
+        ],
+        {1: "superseded", 2: "overridden", 3: "active"},
+    ),
+    (
+        "the same text as the amended fact, written behind its clock, is no duplicate",
+        [entry(1, "use pnpm", minutes=10), entry(2, "use pnpm", supersedes=ident(1))],
+        {1: "superseded", 2: "active"},
+    ),
 ]
 
 
@@ -325,3 +362,24 @@ def test_superseding_an_entry_never_grows_the_active_set(
     after = compact([*entries, newer], CATS)
     assert target.id not in {e.id for e in after.active()}
     assert {e.id for e in after.active()} <= {e.id for e in before.active()} | {newer.id}
+
+
+@settings(max_examples=300, deadline=None)
+@given(stores())
+def test_a_successor_never_loses_to_what_it_supersedes(entries: list[Entry]) -> None:
+    """Whatever the clocks: no entry is a duplicate of, or overridden by, one of the entries
+    it supersedes (directly or through others)."""
+    result = compact(entries, CATS)
+    older_of: dict[str, list[str]] = {}
+    for older, newer in result.superseded_by.items():
+        for n in newer:
+            older_of.setdefault(n, []).append(older)
+    for e in result.entries:
+        line: set[str] = set()
+        stack = [e.id]
+        while stack:
+            for older in older_of.get(stack.pop(), []):
+                if older not in line:
+                    line.add(older)
+                    stack.append(older)
+        assert result.winner.get(e.id) not in line
