@@ -13,6 +13,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import sys
 import tempfile
 import threading
 import traceback
@@ -43,7 +44,28 @@ def freeze_for_fork(fork: bool = True) -> bool:
     return fork
 
 
-def _child(func: Callable[..., Any], args: tuple[Any, ...], conn: Connection, out: Any) -> None:
+def die_with_parent(parent: int) -> None:
+    """In a forked child: be killed when the parent dies, however it dies (a daemonic child
+    is ended only by a parent that exits normally; a killed build left its workers running).
+    Linux's PR_SET_PDEATHSIG; elsewhere nothing. ``parent``: its pid, read before the fork,
+    for the parent that died before the request was made."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes
+
+    with contextlib.suppress(OSError, AttributeError):
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:
+        os._exit(1)
+
+
+_PR_SET_PDEATHSIG = 1
+
+
+def _child(
+    func: Callable[..., Any], args: tuple[Any, ...], conn: Connection, out: Any, parent: int
+) -> None:
+    die_with_parent(parent)
     # Ctrl-C is the parent's to handle: a worker just ends with it (daemonic, it is reaped).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
@@ -83,7 +105,7 @@ class Task(Generic[T]):
             reader, writer = context.Pipe(duplex=False)
             self._out = tempfile.TemporaryFile()  # noqa: SIM115 - closed by result()
             self._proc = context.Process(
-                target=_child, args=(func, args, writer, self._out), daemon=True
+                target=_child, args=(func, args, writer, self._out, os.getpid()), daemon=True
             )
             self._proc.start()
             writer.close()
@@ -160,7 +182,7 @@ class Background:
 
     def __init__(self, func: Callable[..., Any], *args: Any) -> None:
         context = multiprocessing.get_context("fork")
-        self._proc = context.Process(target=_quietly, args=(func, args), daemon=True)
+        self._proc = context.Process(target=_quietly, args=(func, args, os.getpid()), daemon=True)
         self._proc.start()
 
     def stop(self) -> None:
@@ -169,7 +191,8 @@ class Background:
         self._proc.join()
 
 
-def _quietly(func: Callable[..., Any], args: tuple[Any, ...]) -> None:
+def _quietly(func: Callable[..., Any], args: tuple[Any, ...], parent: int) -> None:
+    die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     with contextlib.suppress(Exception):
         func(*args)

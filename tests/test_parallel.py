@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -72,3 +76,51 @@ def test_a_task_dropped_unasked_lets_go_of_its_file(recwarn: pytest.WarningsReco
     del task
     gc.collect()
     assert not [w for w in recwarn if issubclass(w.category, ResourceWarning)]
+
+
+PARENT = """
+import os, sys, time
+from pathlib import Path
+from memsite.parallel import Background, Task
+
+def wait_forever(path):
+    Path(path).write_text(str(os.getpid()))
+    while True:
+        time.sleep(0.2)
+
+kind, path = sys.argv[1], sys.argv[2]
+worker = Task(wait_forever, path, fork=True) if kind == "task" else Background(wait_forever, path)
+while True:
+    time.sleep(0.2)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            return handle.read().split(") ")[-1][0] != "Z"  # a zombie has ended
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+@pytest.mark.parametrize("kind", ["task", "background"])
+def test_a_worker_dies_with_a_killed_parent(tmp_path: Path, kind: str) -> None:
+    """A build killed with SIGKILL must not leave its workers running (a daemonic child is
+    ended only by a parent that exits normally)."""
+    pid_file = tmp_path / "child.pid"
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, kind, str(pid_file)])
+    try:
+        deadline = time.monotonic() + 60
+        while not pid_file.exists() or not pid_file.read_text():
+            assert time.monotonic() < deadline and parent.poll() is None, "no worker started"
+            time.sleep(0.05)
+        child = int(pid_file.read_text())
+        assert _alive(child)
+    finally:
+        parent.kill()
+        parent.wait(timeout=60)
+    deadline = time.monotonic() + 60
+    while _alive(child):
+        assert time.monotonic() < deadline, f"worker {child} outlived its killed parent"
+        time.sleep(0.05)
