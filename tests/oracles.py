@@ -57,3 +57,25 @@ def fits(text: str, budget: int) -> bool:
 def search_html(text: str) -> str:
     """Entry text for Material's search index: escaped, code spans kept as ``<code>``."""
     return plain_text(str(render_plain(text)))
+
+
+def components(pairs: list[tuple[str, str, float]]) -> list[tuple[str, ...]]:
+    """The connected components of ``pairs``, each sorted, sorted (by a plain search)."""
+    neighbours: dict[str, set[str]] = {}
+    for a, b, _ in pairs:
+        neighbours.setdefault(a, set()).add(b)
+        neighbours.setdefault(b, set()).add(a)
+    found: list[tuple[str, ...]] = []
+    seen: set[str] = set()
+    for start in sorted(neighbours):
+        if start in seen:
+            continue
+        todo, group = [start], set[str]()
+        while todo:
+            node = todo.pop()
+            if node not in group:
+                group.add(node)
+                todo.extend(neighbours[node] - group)
+        seen |= group
+        found.append(tuple(sorted(group)))
+    return sorted(found)

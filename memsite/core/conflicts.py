@@ -14,21 +14,26 @@ The rule, in order:
 
 A pair linked by any relation but ``conflicts-with`` is silenced (a person said how the two
 relate); a pair linked by ``conflicts-with`` is reported whatever the rule says.
+
+`review` reports the groups the pairs join (:func:`conflict_groups`, in linear time: many
+facts about one subject are one finding, found without listing their pairs).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import NamedTuple
 
-from memsite.core.similarity import similar_pairs
+from memsite.core.similarity import similar_groups, similar_pairs
 from memsite.core.stem import stem
 from memsite.core.text import word_tokens
 
 SUBJECT_THRESHOLD = 0.75
 SUBJECT_SHARED_MIN = 2
-_VALUE = re.compile(r"[a-z]*\d+(?:[._]\d+)*[a-z]*")
+# Only from the start of a run of letters: from inside one it would read the rest of the run
+# again, and a MiB-long run ("token" * 199000) took minutes (issue 30, item 4).
+_VALUE = re.compile(r"(?<![a-z])[a-z]*\d+(?:[._]\d+)*[a-z]*")
 _NEGATIONS = frozenset(
     "not no never none nothing nobody neither nor cannot without avoid avoids avoided "
     "disallow disallowed forbid forbidden prohibited".split()
@@ -96,17 +101,48 @@ def possible_conflicts(
 ) -> list[Conflict]:
     """Pairs of ``assertions`` (one category's active facts) that may disagree, a < b, sorted.
     ``silenced``: pairs a relation settles; ``only``: report pairs with one of these ids."""
+    why = _rule(assertions, silenced, only)
+    found = []
+    for a, b, _ in similar_pairs([(c.id, c.subject) for c in assertions], SUBJECT_THRESHOLD):
+        reason = why(a, b)
+        if reason is not None:
+            found.append(Conflict(a, b, reason))
+    return found
+
+
+def conflict_groups(
+    assertions: Sequence[Assertion],
+    silenced: Iterable[tuple[str, str]] = (),
+    only: Iterable[str] | None = None,
+) -> list[tuple[str, ...]]:
+    """The groups the pairs of :func:`possible_conflicts` join (connected components), each
+    sorted, sorted: found without listing the pairs, with the bounds (and the approximation)
+    of ``similarity.similar_groups``."""
+    why = _rule(assertions, silenced, only)
+    items = [(c.id, c.subject) for c in assertions]
+    return similar_groups(items, SUBJECT_THRESHOLD, lambda a, b: why(a, b) is not None)
+
+
+def _rule(
+    assertions: Sequence[Assertion],
+    silenced: Iterable[tuple[str, str]],
+    only: Iterable[str] | None,
+) -> Callable[[str, str], str | None]:
+    """Why two of ``assertions`` about one subject (ids in any order) may disagree, or None:
+    rules 2 and 3, with ``silenced`` pairs and, given ``only``, pairs without one of them left
+    out."""
     quiet = {tuple(sorted(pair)) for pair in silenced}
     wanted = set(only) if only is not None else None
     by_id = {c.id: c for c in assertions}
-    found = []
-    for a, b, _ in similar_pairs([(c.id, c.subject) for c in assertions], SUBJECT_THRESHOLD):
+
+    def why(a: str, b: str) -> str | None:
+        if b < a:
+            a, b = b, a
         if (a, b) in quiet or (wanted is not None and a not in wanted and b not in wanted):
-            continue
+            return None
         first, second = by_id[a], by_id[b]
         if len(first.subject & second.subject) < SUBJECT_SHARED_MIN:
-            continue
-        why = differ(first, second)
-        if why is not None:
-            found.append(Conflict(a, b, why))
-    return found
+            return None
+        return differ(first, second)
+
+    return why

@@ -1,5 +1,5 @@
-"""The possible-conflict rule: what it catches, what it leaves alone, and its false positives
-on the search evaluation set (facts of 65 real repositories)."""
+"""The possible-conflict rule: what it catches, what it leaves alone, its false positives on
+the search evaluation set (facts of 65 real repositories), and the groups its pairs join."""
 
 from __future__ import annotations
 
@@ -8,9 +8,12 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from memsite.core.conflicts import assertion_of, possible_conflicts
+from memsite.core.conflicts import assertion_of, conflict_groups, possible_conflicts
 from memsite.core.text import normalize
+from tests.oracles import components
 
 EVAL = Path(__file__).resolve().parents[2] / "benchmarks" / "eval"
 
@@ -75,3 +78,27 @@ def test_no_false_positive_on_the_evaluation_set() -> None:
     for members in by_category.values():
         claims = [assertion_of(i, normalize(t)) for i, t in members]
         assert possible_conflicts(claims) == []
+
+
+# Facts of a few words about few subjects, some with a version, some negated.
+FACT = st.tuples(
+    st.lists(st.sampled_from("deploy build cache service database runner".split()), max_size=6),
+    st.sampled_from(["", " 15", " 16", " v2"]),
+    st.sampled_from(["", " not"]),
+).map(lambda parts: " ".join(parts[0]) + parts[1] + parts[2])
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(FACT, max_size=30),
+    st.sets(st.tuples(st.integers(0, 29), st.integers(0, 29)), max_size=5),
+    st.none() | st.sets(st.integers(0, 29), max_size=3),
+)
+def test_the_groups_are_the_components_of_the_conflicts(
+    texts: list[str], silenced: set[tuple[int, int]], only: set[int] | None
+) -> None:
+    claims = [assertion_of(f"{n:02d}", normalize(t)) for n, t in enumerate(texts)]
+    quiet = [(f"{a:02d}", f"{b:02d}") for a, b in silenced]
+    wanted = None if only is None else [f"{n:02d}" for n in only]
+    pairs = [(c.a, c.b, 0.0) for c in possible_conflicts(claims, quiet, wanted)]
+    assert conflict_groups(claims, quiet, wanted) == components(pairs)
