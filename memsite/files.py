@@ -8,7 +8,11 @@ overwrite, bounded reads, one StorageError per failure.
   file that ``git status`` shows. Stale temporaries (older than an hour: their writer died)
   are removed by the next write that cleans up.
 * New entry files are created with ``os.link``, which fails rather than overwrite.
-* Reads are bounded: a file is ``stat``-ed before it is read.
+* Reads are bounded: a file is ``stat``-ed before it is read, and only a regular file is
+  read (it is opened without blocking, so a FIFO or a device put in its place never hangs).
+* Output a person names (``export -o``) goes through :func:`write_output`: a regular file is
+  replaced atomically, a FIFO or a character device (``/dev/stdout``) is written into and
+  never renamed over (as root, a rename replaced ``/dev/full`` itself).
 """
 
 from __future__ import annotations
@@ -16,11 +20,12 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
-from memsite.errors import StorageError
+from memsite.errors import InvalidInputError, StorageError
 
 TEMP_MAX_AGE = 3600.0
 TEMP_SUFFIX = ".tmp"
@@ -91,12 +96,60 @@ def write_atomic(
             tmp.unlink(missing_ok=True)
 
 
+def write_output(path: Path, data: bytes, what: str) -> None:
+    """Write ``data`` to an output path a person named (``what`` says what it is for).
+
+    A regular file, or a new name, is replaced atomically. A FIFO or a character device (a
+    terminal, ``/dev/null``, ``/dev/stdout``) is opened and written into: never renamed over,
+    nothing created. So is any file reached through ``/dev`` or ``/proc`` (``/dev/stdout`` of
+    a command whose output goes to a file: it is appended to, as the shell would). Folders,
+    sockets and block devices are refused.
+    """
+    kind = file_kind(path)
+    if kind in ("a FIFO", "a character device") or (kind == "file" and _system_path(path)):
+        _write_into(path, data)
+    elif kind == "missing" and _system_path(path):
+        raise InvalidInputError(f"{path} does not exist: memsite creates no files there")
+    elif kind in ("file", "missing"):
+        write_atomic(path, data)
+    else:
+        raise InvalidInputError(
+            f"{path} is {kind}: give a file for {what}, a FIFO, or - for standard output"
+        )
+
+
+def _system_path(path: Path) -> bool:
+    """Does ``path`` lie directly in /dev or anywhere in /proc (its folder's links followed:
+    /dev/fd is /proc/self/fd)? Names there stand for open files and devices."""
+    folder = os.path.realpath(os.path.dirname(os.path.abspath(path)))
+    return folder in ("/dev", "/proc") or folder.startswith("/proc/")
+
+
+def _write_into(path: Path, data: bytes) -> None:
+    """Write into what ``path`` names now, without creating or renaming anything; a FIFO
+    waits for its reader, as ``cat > fifo`` does."""
+    with storage_errors("write", path):
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_NOCTTY)
+        try:
+            mode = os.fstat(fd).st_mode
+            if not (stat.S_ISFIFO(mode) or stat.S_ISCHR(mode) or stat.S_ISREG(mode)):
+                raise InvalidInputError(
+                    f"{path} is {_mode_kind(mode)} now: give a file, a FIFO, or - for standard "
+                    "output"
+                )
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
+
+
 def replace_if_changed(path: Path, data: bytes, *, tmp_dir: Path | None = None) -> bool:
     """Write ``path`` atomically unless it already holds ``data`` (its mtime then stays)."""
     try:
-        if path.stat().st_size == len(data) and path.read_bytes() == data:
+        if path.stat().st_size == len(data) and read_bounded(path, len(data)) == data:
             return False
-    except OSError:
+    except (OSError, OverflowError):  # not there, not a regular file, or it grew: replaced
         pass
     write_atomic(path, data, tmp_dir=tmp_dir)
     return True
@@ -159,10 +212,47 @@ def unlink(path: Path) -> None:
     fsync_dir(path.parent)
 
 
+def file_kind(path: Path | str) -> str:
+    """What ``path`` names, links followed (stat only): ``missing``, ``file`` (a regular one),
+    else a phrase for messages: ``a folder``, ``a FIFO``, ``a character device``, ..."""
+    try:
+        mode = os.stat(path).st_mode
+    except FileNotFoundError:
+        return "missing"
+    except OSError as exc:
+        raise failure("look at", path, exc) from None
+    return _mode_kind(mode)
+
+
+def _mode_kind(mode: int) -> str:
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    kinds = {
+        stat.S_IFIFO: "a FIFO",
+        stat.S_IFCHR: "a character device",
+        stat.S_IFBLK: "a block device",
+        stat.S_IFSOCK: "a socket",
+    }
+    return kinds.get(stat.S_IFMT(mode), "not a regular file")
+
+
+def _open_regular(path: Path | str) -> int:
+    """A descriptor of the regular file ``path``, opened without blocking (a FIFO or a
+    device swapped in after a stat is refused here, never read); OSError otherwise."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        raise OSError(errno.EINVAL, f"it is {_mode_kind(mode)}, not a regular file", str(path))
+    return fd
+
+
 def read_bounded(path: Path | str, limit: int) -> bytes:
-    """The bytes of ``path``, or OverflowError when it is larger than ``limit`` (checked by
-    stat first, so a huge file is never read)."""
-    with open(path, "rb") as handle:
+    """The bytes of the regular file ``path``, or OverflowError when it is larger than
+    ``limit`` (checked by stat first, so a huge file is never read)."""
+    with open(_open_regular(path), "rb") as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > limit:
             raise OverflowError(size)

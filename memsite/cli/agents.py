@@ -125,7 +125,7 @@ def hook(ctx: click.Context, event: str) -> None:
             event,
             parse_hook_input(raw),
             auto_flush=memory.config.auto_flush and memory.config.enabled,
-            state_path=memory.store.hook_state,
+            state_path=memory.store.writable(memory.store.hook_state),  # not through a link
         )
     except MemsiteError:
         return

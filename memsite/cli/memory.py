@@ -9,6 +9,7 @@ import click
 
 from memsite.cli.kit import (
     CONFIDENCE,
+    COUNT_MAX,
     anchor_line,
     current_session,
     emit_json,
@@ -211,7 +212,7 @@ def read(ctx: click.Context, entry_id: str, as_json: bool) -> None:
 @click.option("-c", "--category", help="Only this category.")
 @click.option("-t", "--tag", help="Only entries with this tag.")
 @click.option("--all", "include_all", is_flag=True, help="Every status, not only active.")
-@click.option("--limit", type=click.IntRange(min=0), help="At most N entries.")
+@click.option("--limit", type=click.IntRange(0, COUNT_MAX), help="At most N entries.")
 @json_option
 @click.pass_context
 def list_(
@@ -234,7 +235,11 @@ def list_(
 @click.argument("query")
 @click.option("-c", "--category", help="Only this category.")
 @click.option(
-    "--limit", type=click.IntRange(min=1), default=20, show_default=True, help="At most N hits."
+    "--limit",
+    type=click.IntRange(1, COUNT_MAX),
+    default=20,
+    show_default=True,
+    help="At most N hits.",
 )
 @click.option("--all", "include_all", is_flag=True, help="Search inactive entries too.")
 @click.option("--daily", is_flag=True, help="Search the daily logs too.")

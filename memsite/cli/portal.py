@@ -7,10 +7,15 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from memsite.cli.kit import emit_json, get_memory, json_option, out, warn
+from memsite.errors import ConfigError
+
+if TYPE_CHECKING:
+    from memsite.memory import Memory
 
 PROGRESS_FROM = 1000  # entries; smaller builds finish before a counter would help
 
@@ -39,7 +44,29 @@ def _progress_printer() -> Callable[[int, int], None]:
 
 def _site_url() -> str | None:
     """A site URL from the environment (the Pages workflow passes the one GitHub assigns)."""
-    return os.environ.get("MEMSITE_SITE_URL") or None
+    from memsite.core.urls import url_problem
+
+    value = os.environ.get("MEMSITE_SITE_URL") or None
+    why = url_problem(value) if value else None
+    if why:
+        raise ConfigError(f"$MEMSITE_SITE_URL {why}: set it to the site's http(s) URL, or unset it")
+    return value
+
+
+def _refuse_markup(memory: Memory) -> None:
+    """``build --strict``: one line per site setting that would have carried markup, then
+    the error (``check`` lists the same)."""
+    from memsite.core.siteconfig import markup_problems
+
+    problems = markup_problems(memory.config.site)
+    name = memory.store.config_path.name
+    for problem in problems:
+        out(f"{name}: {problem}", err=True)
+    if problems:
+        raise ConfigError(
+            f"{len(problems)} site settings in {name} would carry markup (listed above): make "
+            "them plain text, or build without --strict to show them escaped"
+        )
 
 
 @click.command()
@@ -69,7 +96,9 @@ def build(ctx: click.Context, site_dir: str | None, strict: bool, as_json: bool)
     memory = get_memory(ctx)
     if strict:
         memory.refuse_unreviewed_secrets("memsite build --strict")
-    target = Path(site_dir).resolve() if site_dir else memory.store.site_dir
+        _refuse_markup(memory)
+    # The store's site/ (or a --site-dir inside the store) is never written through a link.
+    target = memory.store.site_target(Path(site_dir) if site_dir else None)
     _, _, result = build_site(
         memory,
         target,
@@ -108,7 +137,9 @@ def serve(ctx: click.Context, host: str, port: int) -> None:
     """Build the portal, serve it, and live-reload open pages when entries change.
 
     Watches entries/ and the config: a new or changed entry shows in the open browser within
-    a couple of seconds; only the pages it touches are re-rendered. Ctrl-C stops.
+    a couple of seconds; only the pages it touches are re-rendered. Ctrl-C stops. Requests
+    must name the server in Host (its address, or localhost on a loopback one; else 421): a
+    DNS-rebinding web page gets nothing.
     """
     from memsite.portal.serve import serve as run
 

@@ -121,13 +121,18 @@ def relate(
 @json_option
 @click.pass_context
 def check(ctx: click.Context, base: str, as_json: bool) -> None:
-    """For pull requests: check the entry files added since the merge base of REF and HEAD.
-    Exits 1 with one line per problem (malformed, secret, duplicate, fork, possible conflict),
-    0 when clean, 2 when the base cannot be found (a shallow clone: fetch the full history)."""
+    """For pull requests: check what the branch since the merge base of REF and HEAD does to
+    the memory. Exits 1 with one line per problem (a new file malformed, holding a secret,
+    duplicate, forking, possibly conflicting, dated in the future, or silently overriding a
+    fact; an entry file edited or deleted; a retire of a fact the branch did not add; config
+    values that would carry markup; derived files linked or tracked), 0 when clean (config
+    changes listed), 2 when the base cannot be found (a shallow clone: fetch the history)."""
     report = get_memory(ctx).check(base)
     if as_json:
         emit_json(report)
     else:
+        for setting in report["config_changes"]:
+            out(f"config changed: {setting}")
         for problem in report["problems"]:
             out(f"{problem['file']}: {problem['kind']}: {problem['message']}")
         if report["problems"]:

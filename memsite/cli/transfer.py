@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
-from memsite.cli.kit import emit_json, get_memory, json_option, out, warn
+from memsite.cli.kit import emit_json, get_memory, json_option, out, text_argument, warn
 from memsite.cli.memory import allow_secret_option
 from memsite.core.transfer import SOURCES
 
+IMPORT_MAX = 16 << 20  # as for a file: memsite's read limit for a text file
+
 
 @click.command("import")
-@click.argument("path", type=click.Path(path_type=Path))
+@click.argument("path", type=click.Path(path_type=Path, allow_dash=True))
 @click.option(
     "--from",
     "source",
@@ -29,29 +32,41 @@ from memsite.core.transfer import SOURCES
     "(mcp-memory; default: the first configured category).",
 )
 @click.option("--dry-run", is_flag=True, help="Show what would be written; write nothing.")
+@click.option(
+    "--agent",
+    envvar="MEMSITE_AGENT",
+    help="Who imports (default $MEMSITE_AGENT): facts of anyone else that the import "
+    "supersedes or overrides need --force.",
+)
+@click.option(
+    "--force", is_flag=True, help="Import even though it replaces facts of other authors."
+)
 @allow_secret_option
 @json_option
 @click.pass_context
 def import_(
-    ctx: click.Context,
-    path: Path,
-    source: str,
-    category: str | None,
-    dry_run: bool,
-    allow_secret: bool,
-    as_json: bool,
+    ctx: click.Context, /, path: Path, dry_run: bool, as_json: bool, **options: Any
 ) -> None:
-    """Bring in the facts of PATH that the memory does not hold yet (a second run writes
-    nothing). Exits 1 when something was left out (each is reported: a suspected secret, an
-    invalid line, a heading that maps to no category)."""
-    answer = get_memory(ctx).import_facts(
-        path, source, category=category, dry_run=dry_run, allow_secret=allow_secret
-    )
+    """Bring in the facts of PATH (a file, a folder of rules, or - for standard input) that
+    the memory does not hold yet (a second run writes nothing). Exits 1 when something was
+    left out (each is reported: a suspected secret, an invalid line, a heading that maps to
+    no category)."""
+    if str(path) == "-":
+        options["text"] = text_argument("-", "the file to import", IMPORT_MAX)
+    answer = get_memory(ctx).import_facts(path, options.pop("source"), dry_run=dry_run, **options)
+    for note in answer["notes"]:
+        warn(note)
     if as_json:
         emit_json(answer)
     else:
         for problem in answer["problems"]:
             warn(problem)
+        for gone in answer["displaced"]:
+            out(
+                f"{'Would replace' if dry_run else 'Replaced'} {gone['id'][:8]} "
+                f"({gone['category']}, by {gone['agent'] or 'no named agent'}): "
+                f"{gone['by'][:8]} {gone['how']} it"
+            )
         verb = "Would write" if dry_run else "Wrote"
         out(
             f"{verb} {answer['written']} facts from {path}; "
@@ -75,8 +90,9 @@ def import_(
 @click.option(
     "-o",
     "--output",
-    type=click.Path(path_type=Path),
-    help="File (jsonl; default: standard output) or folder (markdown; default: memsite-export).",
+    type=click.Path(path_type=Path, allow_dash=True),
+    help="File (jsonl; default or -: standard output; a FIFO or device is written into, never "
+    "replaced) or folder (markdown; default: memsite-export).",
 )
 @json_option
 @click.pass_context
@@ -90,7 +106,8 @@ def export(
     elif as_json:
         emit_json(answer)
     else:
-        out(f"Exported {answer['entries']} entries to {answer['path']}")
+        # On stderr: the output may be standard output itself (-o /dev/stdout, a FIFO).
+        out(f"Exported {answer['entries']} entries to {answer['path']}", err=True)
 
 
 COMMANDS: list[click.Command] = [import_, export]

@@ -112,6 +112,10 @@ def status(ctx: click.Context, as_json: bool) -> None:
     )
     for note in answer["notes"]:
         out(f"Note: {note}")
+    for path in answer["unsafe_paths"]:
+        out(f"Warning: {printable(path)} is a symbolic link: memsite writes nothing through it")
+    for path in answer["tracked_derived"]:
+        out(f"Warning: {printable(path)} is derived but tracked by git (see `memsite review`)")
     out(
         f"Entries: {answer['entries']} ({answer['active']} active, {answer['superseded']} "
         f"superseded, {answer['duplicate']} duplicate, {answer['overridden']} overridden, "

@@ -1,7 +1,8 @@
 """Settings: defaults and validation of a config object (every problem reported at once). Pure.
 
 The config file is as untrusted as the entries (another branch can change it), so every number
-has bounds and the JSON text itself is parsed without NaN, Infinity or runaway nesting.
+has bounds, the JSON text itself is parsed without NaN, Infinity or runaway nesting, and the
+portal's settings hold only what ``siteconfig`` allows (plain http(s) URLs, Material's palette).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from memsite.core.entry import check_value
+from memsite.core.siteconfig import site_problems
 from memsite.core.text import NAME_RULE, is_name
 from memsite.core.validate import Limits
 from memsite.errors import ConfigError, InvalidEntryFileError
@@ -190,11 +192,15 @@ def _site(site: Any, problems: list[str]) -> dict[str, Any]:
     if not isinstance(site, dict):
         problems.append("'site' must be an object")
         return {}
+    typed: dict[str, Any] = {}
     for name, value in site.items():
         if name not in SITE_KEYS:
             problems.append(f"unknown key {_key('site', name)} (allowed: {', '.join(SITE_KEYS)})")
         elif not _is(value, SITE_KEYS[name]):
             problems.append(f"{_key('site', name)} must be {_type_name(SITE_KEYS[name])}")
+        else:
+            typed[name] = value
+    problems += site_problems(typed)  # URLs, palette, language, extra_nav
     return site
 
 

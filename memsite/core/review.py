@@ -1,7 +1,8 @@
 """Every kind of finding `memsite review` reports: what it says, in which order the portal
 shows it, and what to do about it; and the rules that make each one. Pure.
 
-Findings come from the files that could not be read (the storage layer says why), from
+Findings come from the store's own files (links where derived files go, derived files git
+tracks), from the files that could not be read (the storage layer says why), from
 compaction (repeated ids, cycles, dangling ids, duplicates, contradictions, forks), from one
 pass over the facts' texts (near duplicates, possible conflicts, secrets: the memory layer
 runs it, and caches the secret scan's verdicts) and from the facts' standing (drift,
@@ -10,16 +11,15 @@ staleness, dates in the future). :data:`KINDS` lists them all.
 
 from __future__ import annotations
 
-from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from memsite.core.anchors import RENAMED, Anchor, Located
 from memsite.core.entry import MAX_FUTURE, Entry
 from memsite.core.records import RELATE, Record
 from memsite.core.schema import ACTIVE, OVERRIDDEN
-from memsite.core.similarity import similar_pairs, token_set
+from memsite.core.similarity import NEAR_DUPLICATE_THRESHOLD, jaccard, similar_groups, token_set
 
 
 class Finding(NamedTuple):
@@ -42,6 +42,9 @@ class Finding(NamedTuple):
 # Every kind, in the order the portal's review page shows them (what needs a person first),
 # with what to do about it. `memsite review` lists findings in the order the checks run.
 KINDS = {
+    "unsafe_path": "Symbolic links where memsite writes its derived files (a clone could make "
+    "memsite write wherever they point): memsite writes nothing through them; remove each "
+    "(`git rm` it) and memsite rebuilds it.",
     "fork": "Branches amended the same fact in different ways: write one fact that supersedes "
     "all of them, or retire the wrong ones.",
     "possible_conflict": "Active facts that may say opposite things: supersede or retire the "
@@ -62,6 +65,8 @@ KINDS = {
     "branch): merge that branch or ignore.",
     "unknown_category": "Categories the config does not list: add them to memory.categories.",
     "invalid_file": "Files in entries/ that could not be read: fix or delete them.",
+    "tracked_derived": "Derived files committed to git (memsite rebuilds them from entries/ in "
+    "every clone): untrack them with `git rm -r --cached` (the store's .gitignore lists them).",
     "future_timestamp": "Entries dated in the future win every contradiction: supersede them "
     "with correctly dated entries.",
     "secret_allowed": "Entries published as written because a person marked them allow_secret: "
@@ -71,6 +76,31 @@ KINDS = {
 
 def _files(by_id: Mapping[str, Entry], ids: Iterable[str]) -> tuple[str, ...]:
     return tuple(by_id[i].filename for i in ids)
+
+
+# --- the store's own files ------------------------------------------------------------------
+
+
+def unsafe_path(problem: str) -> Finding:
+    """A link memsite refuses to write through; ``problem`` says which and what to do (the
+    storage layer's words, the same as the refusal's)."""
+    return Finding("unsafe_path", (), (), problem)
+
+
+def tracked_derived(top: str, files: Sequence[str]) -> Finding:
+    """Derived files git tracks: ``files`` at or under the derived path ``top``."""
+    if len(files) == 1:
+        what = f"{files[0]} is derived but tracked by git"
+    else:
+        shown = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+        what = f"{len(files)} derived files under {top} are tracked by git ({shown})"
+    return Finding(
+        "tracked_derived",
+        (),
+        (),
+        f"{what}: memsite rebuilds them from entries/, and a committed one is whatever its "
+        f"author made it; untrack it with `git rm -r --cached {top}`",
+    )
 
 
 # --- files and compaction -------------------------------------------------------------------
@@ -201,23 +231,52 @@ def near_duplicates_in(
     groups: Iterable[tuple[str, Sequence[tuple[str, str]]]], entry_of: Callable[[str], Entry]
 ) -> list[Finding]:
     """Near-duplicate findings of each category's active facts, given as (id, normalized
-    content) in any order (the pairs come out sorted); ``entry_of`` gives a member's entry."""
+    content) in any order: one for each group that similar pairs join (two facts, or many
+    near-identical ones: not one finding a pair), in the order of their ids. ``entry_of``
+    gives a member's entry."""
     found = []
     for category, active in groups:
         memo: dict[str, str] = {}
         items = [(entry_id, token_set(normalized, memo)) for entry_id, normalized in active]
-        for a, b, score in similar_pairs(items):
-            ea, eb = entry_of(a), entry_of(b)
-            found.append(
-                Finding(
-                    "near_duplicate",
-                    (a, b),
-                    (ea.filename, eb.filename),
-                    f"{ea.short_id} and {eb.short_id} in {category} are {score:.0%} similar: "
-                    "supersede one or merge them",
-                )
-            )
+        tokens = dict(items)
+        for group in similar_groups(items):
+            if len(group) == 2:
+                a, b = group
+                score = round(jaccard(tokens[a], tokens[b]), 3)
+                found.append(_near_pair(category, entry_of(a), entry_of(b), score))
+            else:
+                found.append(_near_group(category, [entry_of(i) for i in group]))
     return found
+
+
+def _near_pair(category: str, a: Entry, b: Entry, score: float) -> Finding:
+    return Finding(
+        "near_duplicate",
+        (a.id, b.id),
+        (a.filename, b.filename),
+        f"{a.short_id} and {b.short_id} in {category} are {score:.0%} similar: "
+        "supersede one or merge them",
+    )
+
+
+def _near_group(category: str, group: Sequence[Entry]) -> Finding:
+    """Three or more facts that similar pairs join, newest first."""
+    members = sorted(group, key=lambda e: e.order_key, reverse=True)
+    return Finding(
+        "near_duplicate",
+        tuple(e.id for e in members),
+        tuple(e.filename for e in members),
+        f"{len(members)} entries in {category} say almost the same (each is at least "
+        f"{NEAR_DUPLICATE_THRESHOLD:.0%} similar to another: {_listed(members)}): write one "
+        "fact that supersedes them all (memsite add --supersedes A --supersedes B ...), or "
+        "retire the extra ones",
+    )
+
+
+def _listed(members: Sequence[Entry], shown: int = 10) -> str:
+    """The short ids of the first ``shown`` members, and how many more there are."""
+    more = f" and {len(members) - shown} more" if len(members) > shown else ""
+    return ", ".join(e.short_id for e in members[:shown]) + more
 
 
 def secret_findings(entry: Entry, messages: Sequence[str], *, allowed: bool) -> list[Finding]:
@@ -257,7 +316,7 @@ def conflict_findings(
     normalized content) in any order (``only``: pairs with one of these ids): the rule of
     ``core.conflicts``, silenced by relations, forced by conflicts-with. ``entry_of`` gives a
     member's entry."""
-    from memsite.core.conflicts import assertion_of, possible_conflicts
+    from memsite.core.conflicts import assertion_of, conflict_groups, differ
 
     silenced: set[tuple[str, str]] = set()
     stated: set[tuple[str, str]] = set()
@@ -270,14 +329,15 @@ def conflict_findings(
     found = []
     for category in sorted(per_category):
         # One category's assertions at a time: at 100k entries all of them held ~100 MB.
-        assertions = [
-            assertion_of(entry_id, normalized) for entry_id, normalized in per_category[category]
-        ]
-        conflicts = possible_conflicts(assertions, silenced | stated, wanted)
-        del assertions
-        for group in _groups(conflicts):
+        assertions = {
+            entry_id: assertion_of(entry_id, normalized)
+            for entry_id, normalized in per_category[category]
+        }
+        for group in conflict_groups(list(assertions.values()), silenced | stated, wanted):
             members = sorted(map(entry_of, group), key=lambda e: e.order_key, reverse=True)
-            found.append(_conflict(category, members, conflicts))
+            why = differ(assertions[group[0]], assertions[group[-1]]) if len(group) == 2 else ""
+            found.append(_conflict(category, members, why or ""))
+        del assertions
     for first, second in sorted(stated):
         if first in active and second in active and (wanted is None or {first, second} & wanted):
             a, b = entry_of(first), entry_of(second)
@@ -293,22 +353,20 @@ def conflict_findings(
     return found
 
 
-def _conflict(category: str, members: Sequence[Entry], conflicts: Sequence[Any]) -> Finding:
-    """One possible conflict: a pair, or a group about one subject (newest first)."""
+def _conflict(category: str, members: Sequence[Entry], why: str) -> Finding:
+    """One possible conflict: a pair (``why`` they may disagree), or a group about one subject
+    (newest first)."""
     if len(members) == 2:
         a, b = members[1], members[0]
-        why = next(c.why for c in conflicts if {c.a, c.b} == {a.id, b.id})
         message = (
             f"{a.short_id} and {b.short_id} in {category} may disagree ({why}): "
             "supersede the one that is wrong, or if both hold, "
             f"`memsite relate {a.short_id} {b.short_id} --type distinct-from`"
         )
     else:
-        shown = ", ".join(e.short_id for e in members[:10])
-        more = f" and {len(members) - 10} more" if len(members) > 10 else ""
         message = (
             f"{len(members)} facts in {category} are about one subject but differ in a "
-            f"number, a version or a negation ({shown}{more}): supersede the wrong "
+            f"number, a version or a negation ({_listed(members)}): supersede the wrong "
             "ones, or relate those that all hold with --type distinct-from"
         )
     return Finding(
@@ -317,27 +375,6 @@ def _conflict(category: str, members: Sequence[Entry], conflicts: Sequence[Any])
         tuple(e.filename for e in members),
         message,
     )
-
-
-def _groups(conflicts: Sequence[Any]) -> list[list[str]]:
-    """The pairs joined into groups (connected components), each sorted, groups sorted: a
-    subject written many ways is one finding, not one per pair."""
-    parent: dict[str, str] = {}
-
-    def root(item: str) -> str:
-        while parent.setdefault(item, item) != item:
-            parent[item] = parent[parent[item]]
-            item = parent[item]
-        return item
-
-    for conflict in conflicts:
-        first, second = root(conflict.a), root(conflict.b)
-        if first != second:
-            parent[max(first, second)] = min(first, second)
-    groups: dict[str, list[str]] = defaultdict(list)
-    for item in sorted(parent):
-        groups[root(item)].append(item)
-    return sorted(groups.values())
 
 
 # --- the facts' standing --------------------------------------------------------------------

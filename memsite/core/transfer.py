@@ -12,7 +12,11 @@ Sources read:
   fact tagged with the entity's name (and type); each relation is a fact "A relation B" tagged
   with both entities.
 * ``jsonl``: memsite's own export, one entry object per line, taken as it is (ids and times
-  kept), so that export and import round-trip losslessly.
+  kept), so that export and import round-trip losslessly. What such entries would replace of
+  other authors' facts is found by :func:`displaced`.
+
+A Markdown export keeps a manifest in its folder (:data:`MANIFEST`: the name and SHA-256 of
+each file it wrote), so that a later export removes only its own files, unchanged.
 """
 
 from __future__ import annotations
@@ -27,6 +31,11 @@ from memsite.core.entry import Entry, format_created
 from memsite.core.text import as_name, one_line
 
 SOURCES = ("agents-md", "mcp-memory", "jsonl")
+MANIFEST = ".memsite-export.json"
+# The only names a bundle's files get (see markdown_name): a manifest naming anything else is
+# not believed, so a planted one can never make an export delete a person's own notes.
+_BUNDLE_NAME = r"\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ-[0-9a-f]{8}\.md"
+_DIGEST = r"[0-9a-f]{64}"
 BEGIN = "<!-- memsite:begin -->"
 END = "<!-- memsite:end -->"
 # Compiled on first use (re caches them): every command imports this module for its CLI choices.
@@ -269,3 +278,89 @@ def markdown_file(entry: Entry, obj: Mapping[str, Any], status: str) -> str:
         lines.append(f"{key}: {json.dumps(value, ensure_ascii=False)}")
     lines += ["---", "", str(obj.get("content", "")).strip(), ""]
     return "\n".join(lines)
+
+
+def digest(data: bytes) -> str:
+    import hashlib  # ~3 ms of OpenSSL start-up: only for the commands that hash
+
+    return hashlib.sha256(data).hexdigest()
+
+
+def manifest_text(digests: Mapping[str, str]) -> str:
+    """The manifest of a bundle: each file's name and SHA-256, sorted (same files, same bytes)."""
+    body = {
+        "written_by": "memsite export --format markdown",
+        "files": dict(sorted(digests.items())),
+    }
+    return json.dumps(body, indent=1) + "\n"
+
+
+def manifest_files(text: str) -> dict[str, str]:
+    """name → SHA-256 of the files a manifest lists; only names a bundle's files can have and
+    well-formed digests (anything else, or a manifest that is not one, counts for nothing)."""
+    try:
+        files = json.loads(text).get("files")
+    except (ValueError, RecursionError, AttributeError):
+        return {}
+    if not isinstance(files, dict):
+        return {}
+    return {
+        name: value
+        for name, value in files.items()
+        if isinstance(value, str)
+        and re.fullmatch(_BUNDLE_NAME, name)
+        and re.fullmatch(_DIGEST, value)
+    }
+
+
+# --- what an import replaces ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Displaced:
+    """A held fact of another author that an imported entry would replace (``how``:
+    ``supersedes`` when the entry names it, ``overrides`` when it wins on the same key)."""
+
+    held: Entry
+    by: Entry
+    how: str
+
+    def shown(self) -> dict[str, Any]:
+        return {
+            "id": self.held.id,
+            "category": self.held.category,
+            "agent": self.held.agent,
+            "how": self.how,
+            "by": self.by.id,
+        }
+
+
+def displaced(
+    held: Iterable[Entry], incoming: Iterable[Entry], author: str | None
+) -> list[Displaced]:
+    """The facts of ``held`` (the memory's active facts) of other authors that ``incoming``
+    (the entries an import would write) would supersede or override.
+
+    The rule: an incoming entry replaces a held fact when its ``supersedes`` names the fact's
+    id, or when both have the same category and key and the incoming entry comes first in
+    compaction's order (newer, then higher confidence, then greater id: it would win). A fact
+    is another author's unless its ``agent`` equals ``author``, the name of whoever runs the
+    import: a fact with no agent, or an import with no name, counts as another's. The file's
+    own claims of authorship are never asked (the file is what is being checked).
+    """
+    others = [e for e in held if not (author and e.agent == author)]
+    by_id = {e.id: e for e in others}
+    by_key: dict[tuple[str, str], list[Entry]] = {}
+    for entry in others:
+        if entry.key:
+            by_key.setdefault((entry.category, entry.key), []).append(entry)
+    found: dict[str, Displaced] = {}
+    for entry in incoming:
+        for target in entry.supersedes:
+            if target in by_id and target not in found:
+                found[target] = Displaced(by_id[target], entry, "supersedes")
+        rivals = by_key.get((entry.category, entry.key), []) if entry.key else []
+        for fact in rivals:
+            if fact.id not in found and entry.order_key > fact.order_key:
+                found[fact.id] = Displaced(fact, entry, "overrides")
+    return sorted(found.values(), key=lambda d: d.held.order_key, reverse=True)

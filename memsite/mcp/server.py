@@ -42,6 +42,7 @@ from memsite.memory import Memory, session_name
 from memsite.version import __version__
 
 LIST_LIMIT = 50
+LIST_MAX = 10_000  # a bound the client is told (an unbounded limit crashed the listing)
 WRITE_DOC = (
     "Record one durable project fact (a convention, an architecture fact, how to build/test/"
     "deploy, a decision and its reason). Categories: {categories}. Deduplicated: an identical "
@@ -159,7 +160,8 @@ CategoryFilter = Annotated[str | None, Field(description="Only this category.")]
 TagFilter = Annotated[str | None, Field(description="Only entries with this tag.")]
 SearchLimit = Annotated[int, Field(ge=1, le=200, description="At most this many hits.")]
 ListLimit = Annotated[
-    int | None, Field(ge=0, description=f"At most this many (default {LIST_LIMIT}).")
+    int | None,
+    Field(ge=0, le=LIST_MAX, description=f"At most this many (default {LIST_LIMIT})."),
 ]
 IncludeAll = Annotated[
     bool, Field(description="Also superseded, duplicate and overridden entries (with status).")
@@ -372,11 +374,26 @@ def build_server(memory: Memory) -> MCPServer[Any]:
 
 
 def serve(
-    memory: Memory, transport: Transport = "stdio", host: str = "127.0.0.1", port: int = 8000
+    memory: Memory,
+    transport: Transport = "stdio",
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    token: str | None = None,
 ) -> None:
-    """Run the server until the client disconnects (stdio) or the process is stopped (http)."""
+    """Run the server until the client disconnects (stdio) or the process is stopped (http).
+    Over HTTP every request passes the `Gate` (Host, Origin, and ``token`` unless None)."""
     server = build_server(memory)
     if transport == "stdio":
         server.run("stdio")
-    else:
-        server.run("streamable-http", host=host, port=port)
+        return
+    import socket
+
+    import uvicorn
+
+    from memsite.core.hosts import served
+    from memsite.mcp.http import Gate
+
+    # What MCPServer.run("streamable-http") does, with the gate in front of the app.
+    app = server.streamable_http_app(host=host)
+    gate = Gate(app, served(host, port, socket.gethostname()), token)
+    uvicorn.Server(uvicorn.Config(gate, host=host, port=port, log_level="warning")).run()

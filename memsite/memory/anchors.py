@@ -35,6 +35,7 @@ from memsite.core.standing import (
     stale_marker,
 )
 from memsite.errors import InvalidInputError
+from memsite.files import file_kind
 from memsite.memory.shapes import content_of
 
 if TYPE_CHECKING:
@@ -153,6 +154,12 @@ def anchors_from_specs(memory: Memory, specs: Sequence[str], cwd: Path) -> list[
         path = _project_path(root, cwd, given)
         data = tree.read(path)
         if data is None:
+            kind = file_kind(root / path)
+            if kind not in ("file", "missing"):
+                raise InvalidInputError(
+                    f"cannot anchor to {given[:120]!r}: it is {kind}, not a regular file; "
+                    "anchor to a file"
+                )
             raise InvalidInputError(
                 f"cannot anchor to {given[:120]!r}: no such file in the project "
                 f"({root}); give a path to a file inside it"

@@ -3,7 +3,10 @@
 Only files added between the merge base of REF and HEAD count (what the branch brings). Each
 is a problem when it is malformed, holds a suspected secret (not allowed by a person), says
 what an active fact of its category says already, forks a fact (a second active successor),
-or possibly conflicts with an active fact without a relation settling it.
+or possibly conflicts with an active fact without a relation settling it. The config file is
+a problem while a site setting would carry markup into the portal (``config_problems``), and
+the store is while a derived path is a symbolic link or git tracks a derived file
+(``store_problems``).
 """
 
 from __future__ import annotations
@@ -47,60 +50,111 @@ def added_files(memory: Memory, base: str) -> tuple[str, list[str]]:
     return commit, sorted(set(names))
 
 
+def config_problems(memory: Memory) -> list[dict[str, Any]]:
+    """The site settings that would carry markup into the portal (``siteconfig``), as
+    problems of the config file (whichever branch brought them: the portal would show them)."""
+    from memsite.core.siteconfig import markup_problems
+
+    name = memory.store.config_path.name
+    found = markup_problems(memory.config.site)
+    return [{"file": name, "kind": "config_markup", "message": m, "ids": []} for m in found]
+
+
+def branch_changes(memory: Memory, commit: str) -> tuple[list[tuple[str, str]], list[str]]:
+    """What the branch does besides adding files: (git's status letter, name) of the entry
+    files it modified, deleted or retyped, and the settings its config change touches."""
+    from memsite.core.gate import config_changes
+    from memsite.storage.git import changed_since, file_at, repo_top
+    from memsite.storage.layout import CONFIG_MAX_BYTES
+
+    store = memory.store
+    top = repo_top(store.entries_dir)
+
+    def rel(path: Path) -> str:
+        return os.path.relpath(path.resolve(), top).replace(os.sep, "/")
+
+    folder, config = rel(store.entries_dir), rel(store.config_path)
+    entries, settings = [], []
+    for status, path in changed_since(top, commit, [folder, config]):
+        if path == config:
+            before = _json(file_at(top, commit, config, CONFIG_MAX_BYTES))
+            after = _json(file_at(top, "HEAD", config, CONFIG_MAX_BYTES))
+            settings = config_changes(before, after) or ["(formatting only)"]
+        elif status != "A" and "/" not in path[len(folder) + 1 :]:
+            entries.append((status, Path(path).name))
+    return entries, settings
+
+
+def _json(data: bytes | None) -> Any:
+    import json
+
+    try:
+        return json.loads(data) if data is not None else {}
+    except ValueError:
+        return "(not valid JSON)"
+
+
 def check(memory: Memory, base: str) -> dict[str, Any]:
-    """Problems of the entry files added since the merge base (see the module's rules)."""
-    from memsite.core.schema import ACTIVE, SUPERSEDED
-    from memsite.memory.review import conflict_findings, secret_findings
+    """Problems of what the branch since the merge base does to the memory (see the module's
+    rules and ``core.gate``'s)."""
+    from memsite.core import gate
+    from memsite.core.schema import ACTIVE
 
     commit, names = added_files(memory, base)
     added = set(names)
+    changed, settings = branch_changes(memory, commit)
     state = memory.state()
     result = state.result
-    problems: list[dict[str, Any]] = []
-
-    def problem(file: str, kind: str, message: str, ids: list[str]) -> None:
-        problems.append({"file": file, "kind": kind, "message": message, "ids": ids})
-
-    for bad in state.scan.invalid:
-        if bad.filename in added:
-            problem(bad.filename, "invalid_file", f"{bad.filename} {bad.message}", [])
     new = [e for e in result.entries if e.filename in added]
-    new_ids = {e.id for e in new}
-    for finding in secret_findings(memory):
-        if finding.kind == "secret" and finding.files[0] in added:
-            problem(finding.files[0], "secret", finding.message, list(finding.ids))
-    saying: dict[tuple[str, str], list[Entry]] = {}
-    for other in result.entries:
-        if result.status[other.id] != SUPERSEDED:
-            saying.setdefault((other.category, other.normalized), []).append(other)
-    for entry in new:
-        same = [
-            other
-            for other in saying.get((entry.category, entry.normalized), [])
-            if other.id != entry.id and other.id not in entry.supersedes
-        ]
-        if same:
-            problem(
-                entry.filename,
-                "duplicate",
-                f"{entry.short_id} says what {same[0].short_id} says already in "
-                f"{entry.category}: drop the new file",
-                [entry.id, same[0].id],
-            )
-    for finding in result.findings:
-        if finding.kind == "fork" and new_ids & set(finding.ids[1:]):
-            file = next(f for i, f in zip(finding.ids, finding.files, strict=True) if i in new_ids)
-            problem(file, "fork", finding.message, list(finding.ids))
-    for finding in conflict_findings(memory, only=new_ids):
-        file = next(f for i, f in zip(finding.ids, finding.files, strict=True) if i in new_ids)
-        problem(file, "possible_conflict", finding.message, list(finding.ids))
-    active = sum(1 for e in new if result.status[e.id] == ACTIVE)
-    records = sum(1 for r in state.scan.records if r.filename in added)
+    problems = gate.changed_file_problems(changed, {e.filename: e.id for e in result.entries})
+    problems += added_problems(memory, new, added)
+    problems += gate.future_problems(new, memory.now())
+    problems += gate.override_problems(new, result, added)
+    problems += gate.retire_problems(state.scan.records, added, result)
+    problems += config_problems(memory)
+    problems += store_problems(memory)
     return {
         "base": commit,
         "files": len(names),
         "entries": len(new),
-        "active": active,
-        "records": records,
+        "active": sum(1 for e in new if result.status[e.id] == ACTIVE),
+        "records": sum(1 for r in state.scan.records if r.filename in added),
+        "config_changes": settings,
         "problems": problems,
     }
+
+
+def added_problems(memory: Memory, new: list[Entry], added: set[str]) -> list[dict[str, Any]]:
+    """The problems of the files the branch adds (``new``: the entries among them): malformed,
+    holding a secret (each scanned alone, once), a duplicate, a fork, a possible conflict."""
+    from memsite.core.gate import duplicate_problems, problem
+    from memsite.memory.review import conflict_findings, secret_findings
+
+    state = memory.state()
+    new_ids = {e.id for e in new}
+    found = [
+        problem(bad.filename, "invalid_file", f"{bad.filename} {bad.message}")
+        for bad in state.scan.invalid
+        if bad.filename in added
+    ]
+    for finding in secret_findings(memory, only=new):
+        if finding.kind == "secret" and finding.files[0] in added:
+            found.append(problem(finding.files[0], "secret", finding.message, finding.ids))
+    found += duplicate_problems(new, state.result)
+    forks = [f for f in state.result.findings if f.kind == "fork" and new_ids & set(f.ids[1:])]
+    for kind, findings in (
+        ("fork", forks),
+        ("possible_conflict", conflict_findings(memory, only=new_ids)),
+    ):
+        for finding in findings:
+            file = next(f for i, f in zip(finding.ids, finding.files, strict=True) if i in new_ids)
+            found.append(problem(file, kind, finding.message, finding.ids))
+    return found
+
+
+def store_problems(memory: Memory) -> list[dict[str, Any]]:
+    """The store's own problems, whatever the branch adds: a symbolic link where memsite
+    writes derived files, or derived files tracked by git (``memory.derived``)."""
+    from memsite.memory import derived
+
+    return derived.problems(derived.report(memory))

@@ -3,6 +3,7 @@ the facts linked to the hits). Every answer is JSON-ready (``shapes``)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from itertools import islice
@@ -112,7 +113,7 @@ def list_entries(
 ) -> list[dict[str, Any]]:
     """Active entries (``include_all``: every status, with ``status``), newest first."""
     tag = _check_filters(category, tag)
-    wanted = None if limit is None else max(limit, 0)
+    wanted = None if limit is None else min(max(limit, 0), sys.maxsize)  # islice's bounds
     if include_all:
         result = memory.state().result
         pool: Iterable[Entry] = (

@@ -1,6 +1,6 @@
-"""`memsite review`: every finding, assembled in the order the checks run (files, compaction,
-the pass over the facts' texts, dates, anchors, staleness); the rules and messages of each
-kind are ``core.review``'s.
+"""`memsite review`: every finding, assembled in the order the checks run (the store's own
+files, entry files, compaction, the pass over the facts' texts, dates, anchors, staleness);
+the rules and messages of each kind are ``core.review``'s.
 
 The pass over the texts (secrets, near duplicates, conflicts) is most of a review's time: its
 secret verdicts are cached per entry file and text, and a portal build runs it in a forked
@@ -26,6 +26,7 @@ from memsite.errors import MemsiteError
 if TYPE_CHECKING:
     from memsite.core.entry import Entry
     from memsite.memory import Memory
+    from memsite.memory.derived import Report
     from memsite.parallel import Task
 
 
@@ -40,16 +41,22 @@ class ScanFindings(NamedTuple):
     seen: int
 
 
-def findings(memory: Memory, scanned: ScanFindings | None = None) -> list[Finding]:
+def findings(
+    memory: Memory, scanned: ScanFindings | None = None, own: Report | None = None
+) -> list[Finding]:
     """Every finding of a review, in the order it shows them. ``scanned``: the text pass,
     made already (by :func:`scan_findings_from_index`, in a build worker); it is used only if
-    it saw the same entries with the same statuses as this read of the store."""
+    it saw the same entries with the same statuses as this read of the store. ``own``: the
+    store's own files, looked at already (``derived.report``)."""
+    from memsite.memory import derived
+
     state = memory.state()
     result = state.result
     if scanned is None or scanned.seen != seen_digest(result.status.items()):
         kept = ((e, result.status[e.id]) for e in result.entries)
         scanned = scan_findings(memory, kept, state.scan.records, result.by_id.__getitem__)
-    found = rules.invalid_file_findings((f.filename, f.message) for f in state.scan.invalid)
+    found = derived.findings(own or derived.report(memory))
+    found += rules.invalid_file_findings((f.filename, f.message) for f in state.scan.invalid)
     found += result.findings
     found += [f for c in result.categories for f in scanned.near_duplicates.get(c, ())]
     found += rules.unknown_category_findings(result.entries, memory.config.categories)
@@ -70,9 +77,10 @@ def report(memory: Memory, full: bool = False) -> dict[str, Any]:
     return {"findings": [f.as_dict() for f in findings(memory)]}
 
 
-def secret_findings(memory: Memory) -> list[Finding]:
-    """Entries whose full detect-secrets scan finds something, allowed ones apart."""
-    entries = memory.state().result.entries
+def secret_findings(memory: Memory, only: list[Entry] | None = None) -> list[Finding]:
+    """Entries (``only`` these, else all) whose full detect-secrets scan finds something,
+    allowed ones apart."""
+    entries = memory.state().result.entries if only is None else only
     by_file = _secret_scan(memory, entries)
     return [f for e in entries for f in by_file.get(e.filename, ())]
 

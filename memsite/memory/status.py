@@ -1,11 +1,13 @@
 """`memsite status`: counts by category and status, whether the derived views are fresh, the
-daily logs and the findings, and notes about the store's layout."""
+daily logs and the findings, notes about the store's layout, and the links and tracked files
+in the way of its derived files (``memory.derived``)."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from memsite.core.compaction import counts
+from memsite.memory import derived
 from memsite.memory.review import findings
 from memsite.memory.sessions import daily_log_files
 from memsite.memory.views import is_fresh
@@ -17,7 +19,8 @@ if TYPE_CHECKING:
 def status(memory: Memory) -> dict[str, Any]:
     state = memory.state()
     store = memory.store
-    found = findings(memory)
+    own = derived.report(memory)
+    found = findings(memory, own=own)
     notes = []
     if store.shadowed is not None:
         notes.append(
@@ -28,6 +31,7 @@ def status(memory: Memory) -> dict[str, Any]:
         "store": str(store.root),
         "layout": "leanspec" if store.leanspec else "memsite",
         "notes": notes,
+        **derived.status_fields(own),
         **counts(state.result),
         "invalid": len(state.scan.invalid),
         "derived": "fresh" if is_fresh(memory) else "stale",

@@ -4,20 +4,45 @@ Markdown bundle. Parsing and formats are pure (``core.transfer``); this module r
 Imports are idempotent: a fact whose text its category already holds (in any status) and an
 entry whose id the store already holds are left out, so a second run writes nothing. Every
 fact passes the secret check; one that fails is refused and reported, the others still go in.
+Only the person running the import can let a suspected secret in (``allow_secret``): an
+``allow_secret`` key in the file is dropped. An import that would supersede or override facts
+of other authors (``core.transfer.displaced`` states the rule) is refused unless ``force``.
+Only regular files are read (or standard input, handed over as ``text``): never a FIFO or a
+device, which could be read forever.
+
+Exports go through ``files.write_output`` (a FIFO or ``/dev/stdout`` is written into, never
+renamed over). A Markdown bundle's folder keeps a manifest of what the export wrote, and a
+later export removes only those files, unchanged since; it never touches any other file.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+import stat
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memsite.core import transfer as formats
 from memsite.core.entry import check_value, entry_from_object
-from memsite.core.secrets import ALLOW_KEY, is_allowed, refusal
+from memsite.core.secrets import ALLOW_KEY, refusal
 from memsite.core.text import normalize, split_names
-from memsite.errors import InvalidEntryFileError, InvalidInputError, MemsiteError, StorageError
-from memsite.files import read_text, replace_if_changed, storage_errors, write_atomic
+from memsite.errors import (
+    InvalidEntryFileError,
+    InvalidInputError,
+    MemsiteError,
+    SecretFoundError,
+    StorageError,
+)
+from memsite.files import (
+    file_kind,
+    read_bounded,
+    read_text,
+    replace_if_changed,
+    storage_errors,
+    unlink,
+    write_output,
+)
 from memsite.memory.shapes import entry_json
 from memsite.memory.writes import write_locked
 
@@ -26,40 +51,60 @@ if TYPE_CHECKING:
 
 IMPORT_TAG = "imported"
 SOURCE_SUFFIXES = (".md", ".mdc", ".markdown", ".txt")
-EXPORT_MARKER = ".memsite-export"
+LEGACY_MARKER = ".memsite-export"  # what exports before the manifest left in their folder
+BUNDLE_FILE_MAX = 1 << 20  # a bundle's file is one fact: a larger one is not the export's
+SECRET_HINT = "; if it is a reviewed false positive, pass --allow-secret"
+STDIN = "-"
 
 
 def _sources(path: Path, source: str) -> list[Path]:
-    if not path.exists():
+    kind = file_kind(path)
+    if kind == "missing":
         raise InvalidInputError(f"{path} does not exist: give a file (or a folder of rules)")
-    if path.is_dir():
+    if kind == "a folder":
         if source != "agents-md":
             raise InvalidInputError(f"{path} is a folder: --from {source} reads one file")
         found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in SOURCE_SUFFIXES)
         if not found:
             raise InvalidInputError(f"{path} holds no Markdown files to import")
         return found
+    if kind != "file":
+        raise InvalidInputError(
+            f"{path} is {kind}, not a regular file: give a file, or - to read standard input"
+        )
     return [path]
 
 
-def _parse(memory: Memory, path: Path, source: str, category: str | None) -> formats.Parsed:
+def _texts(path: Path, source: str, text: str | None) -> Iterator[tuple[str, str]]:
+    """(name, text) of each file to import; ``text`` is standard input's when ``path`` is -."""
+    if str(path) == STDIN:
+        if text is None:
+            raise InvalidInputError("- stands for standard input, and none was given: pipe it in")
+        yield "stdin", text
+        return
+    for file in _sources(path, source):
+        read = read_text(file)  # a regular file only (a FIFO swapped in now is refused)
+        if read is None:
+            raise InvalidInputError(f"{file} does not exist")
+        yield file.name, read
+
+
+def _parse(
+    memory: Memory, path: Path, source: str, category: str | None, text: str | None
+) -> formats.Parsed:
     categories = list(memory.config.categories)
     if category is not None and category not in categories:
         raise InvalidInputError(
             f"unknown category {category!r}: use one of {', '.join(categories)}"
         )
     parsed = formats.Parsed()
-    for file in _sources(path, source):
-        text = read_text(file)
-        if text is None:
-            raise InvalidInputError(f"{file} does not exist")
-        name = file.name
+    for name, content in _texts(path, source, text):
         if source == "agents-md":
-            part = formats.parse_agents_md(text, name, categories, category)
+            part = formats.parse_agents_md(content, name, categories, category)
         elif source == "mcp-memory":
-            part = formats.parse_mcp_memory(text, name, category or categories[0])
+            part = formats.parse_mcp_memory(content, name, category or categories[0])
         else:
-            part = formats.parse_jsonl(text, name)
+            part = formats.parse_jsonl(content, name)
         parsed.facts += part.facts
         parsed.problems += part.problems
     return parsed
@@ -72,11 +117,21 @@ def import_facts(
     category: str | None = None,
     dry_run: bool = False,
     allow_secret: bool = False,
+    *,
+    agent: str | None = None,
+    force: bool = False,
+    text: str | None = None,
 ) -> dict[str, Any]:
-    """Write the facts of ``path`` (read as ``source``) that the memory does not hold yet."""
+    """Write the facts of ``path`` (read as ``source``; ``-``: ``text``, standard input's)
+    that the memory does not hold yet. ``agent`` names whoever runs the import: the facts of
+    anyone else that it would supersede or override are listed (``displaced``), and the
+    import is refused unless ``force`` (or ``dry_run``, which writes nothing)."""
     if source not in formats.SOURCES:
         raise InvalidInputError(f"unknown source {source!r}: use {', '.join(formats.SOURCES)}")
-    parsed = _parse(memory, path, source, category)
+    parsed = _parse(memory, path, source, category, text)
+    replaced = _displaced(memory, parsed.facts, agent)
+    if replaced and not (force or dry_run):
+        raise InvalidInputError(_displacing(path, replaced))
     facts: list[dict[str, Any]] = []
     problems = list(parsed.problems)
     seen: set[tuple[str, str]] = set()
@@ -86,6 +141,9 @@ def import_facts(
                 status, entry_id = _import_entry(memory, fact.obj, dry_run, allow_secret)
             else:
                 status, entry_id = _import_fact(memory, fact, seen, dry_run, allow_secret)
+        except SecretFoundError as exc:
+            problems.append(f"{fact.where}: {exc}{SECRET_HINT}")
+            continue
         except MemsiteError as exc:
             problems.append(f"{fact.where}: {exc}")
             continue
@@ -100,7 +158,50 @@ def import_facts(
         "existing": counts["exists"],
         "facts": facts,
         "problems": problems,
+        "displaced": [d.shown() for d in replaced],
+        "notes": _allow_notes(parsed.facts),
     }
+
+
+def _allow_notes(facts: Iterable[formats.Fact]) -> list[str]:
+    """One note when lines of the file carry their own ``allow_secret`` (it is dropped)."""
+    where = next((f.where for f in facts if f.obj is not None and ALLOW_KEY in f.obj), None)
+    if where is None:
+        return []
+    return [
+        f"{where}: the file's {ALLOW_KEY} is ignored (here and on every line): only "
+        "--allow-secret, given by the person importing, lets a suspected secret in"
+    ]
+
+
+def _displaced(
+    memory: Memory, facts: Iterable[formats.Fact], author: str | None
+) -> list[formats.Displaced]:
+    """The held facts of other authors that the entries of ``facts`` would replace (only
+    entries with ``supersedes`` or a key can; invalid ones are reported when written)."""
+    index = memory.index()
+    incoming = []
+    for fact in facts:
+        if fact.obj is None or not (fact.obj.get("supersedes") or fact.obj.get("key")):
+            continue
+        try:
+            entry = entry_from_object(fact.obj)
+        except InvalidEntryFileError:
+            continue
+        if entry.category in memory.config.categories and not index.entries.has_id(entry.id):
+            incoming.append(entry)
+    if not incoming:
+        return []
+    return formats.displaced(memory.state().result.active(), incoming, author)
+
+
+def _displacing(path: Path, replaced: list[formats.Displaced]) -> str:
+    ids = ", ".join(d.held.short_id for d in replaced[:3]) + (", ..." if len(replaced) > 3 else "")
+    count = f"{len(replaced)} fact{'s' if len(replaced) > 1 else ''}"
+    return (
+        f"{path} would supersede or override {count} of other authors ({ids}): list them with "
+        "--dry-run, then pass --force to import anyway"
+    )
 
 
 def _import_fact(
@@ -121,7 +222,7 @@ def _import_fact(
     if dry_run:
         refused = refusal({"content": fact.content}, tags)
         if refused is not None and not allow_secret:
-            raise InvalidInputError(f"refused: {refused}")
+            raise SecretFoundError(f"refused: {refused}")
         return "would write", None
     answer = memory.add(
         fact.content,
@@ -136,7 +237,8 @@ def _import_fact(
 def _import_entry(
     memory: Memory, obj: Mapping[str, Any], dry_run: bool, allow_secret: bool
 ) -> tuple[str, str | None]:
-    """An exported entry object, written as it is (its id, time and every key kept)."""
+    """An exported entry object, written as it is (its id, time and every key kept), but for
+    the file's own ``allow_secret``: that is the person's decision, made with --allow-secret."""
     try:
         check_value(obj)
         entry = entry_from_object(obj)
@@ -148,15 +250,17 @@ def _import_entry(
         )
     if memory.index().entries.has_id(entry.id):
         return "exists", entry.id
-    fields = {"content": entry.content, "reason": entry.reason, "agent": entry.agent}
-    refused = refusal(fields, entry.tags)
-    if refused is not None and not (allow_secret or is_allowed(obj)):
-        raise InvalidInputError(f"refused: {refused}")
+    fields = {"content": entry.content, "key": entry.key, "reason": entry.reason}
+    refused = refusal({**fields, "agent": entry.agent}, entry.tags)
+    if refused is not None and not allow_secret:
+        raise SecretFoundError(f"refused: {refused}")
     if dry_run:
         return "would write", entry.id
     record = dict(obj)  # as exported: every key, in its order
-    if refused is not None and allow_secret:
-        record[ALLOW_KEY] = True
+    if refused is not None:
+        record[ALLOW_KEY] = True  # the person allowed it (an existing key keeps its place)
+    else:
+        record.pop(ALLOW_KEY, None)
 
     def decide() -> dict[str, Any] | None:
         return None if memory.index().entries.has_id(entry.id) else record
@@ -175,42 +279,85 @@ def _no_new_id() -> str:
 def export(
     memory: Memory, fmt: str, *, include_all: bool = False, output: Path | None = None
 ) -> dict[str, Any]:
-    """The memory as JSONL (to ``output``, or returned as text) or as a Markdown bundle."""
+    """The memory as JSONL (to ``output``; returned as text without one, or for ``-``) or as
+    a Markdown bundle (a folder)."""
+    if fmt not in ("jsonl", "markdown"):
+        raise InvalidInputError(f"unknown format {fmt!r}: use jsonl or markdown")
+    to_stdout = output is not None and str(output) == STDIN
     result = memory.state().result
     chosen = result.entries if include_all else result.active()
     entries = formats.export_order(chosen)
     if fmt == "jsonl":
         text = "".join(formats.jsonl_line(entry_json(e)) for e in entries)
-        if output is None:
+        if output is None or to_stdout:
             return {"format": fmt, "entries": len(entries), "text": text}
-        with storage_errors("write", output):
-            write_atomic(output, text.encode("utf-8"))
+        write_output(output, text.encode("utf-8"), "a jsonl export")
         return {"format": fmt, "entries": len(entries), "path": str(output)}
-    if fmt != "markdown":
-        raise InvalidInputError(f"unknown format {fmt!r}: use jsonl or markdown")
+    if to_stdout:
+        raise InvalidInputError(
+            "a Markdown export is a folder of files: give its path (- is standard output, "
+            "for --format jsonl)"
+        )
     folder = output or Path("memsite-export")
     files = {
         formats.markdown_name(e): formats.markdown_file(e, entry_json(e), result.status[e.id])
         for e in entries
     }
-    _write_bundle(folder, files)
+    _write_bundle(folder, {name: text.encode("utf-8") for name, text in files.items()})
     return {"format": fmt, "entries": len(entries), "path": str(folder)}
 
 
-def _write_bundle(folder: Path, files: dict[str, str]) -> None:
-    """Write the bundle's files; files of an earlier export that are gone now are removed."""
-    marker = folder / EXPORT_MARKER
-    if folder.exists() and not folder.is_dir():
-        raise InvalidInputError(f"{folder} is a file: give a folder for the Markdown bundle")
-    if folder.is_dir() and any(folder.iterdir()) and not marker.exists():
+def _write_bundle(folder: Path, files: dict[str, bytes]) -> None:
+    """Write the bundle's files and its manifest into ``folder``. Of the files the manifest
+    lists (an earlier export's), those unchanged since and gone from this export are removed;
+    no other file is touched: a name this export needs that holds anything else is refused."""
+    kind = file_kind(folder)
+    if kind not in ("missing", "a folder"):
+        raise InvalidInputError(f"{folder} is {kind}: give a folder for the Markdown bundle")
+    with storage_errors("read", folder):
+        present = {item.name for item in os.scandir(folder)} if kind == "a folder" else set()
+    if present and not present & {formats.MANIFEST, LEGACY_MARKER}:
         raise InvalidInputError(
             f"{folder} is not empty and is no memsite export: give an empty or new folder"
         )
+    ours = _manifest(folder) if formats.MANIFEST in present else {}
+    digests = {name: formats.digest(data) for name, data in files.items()}
+    held = {name: _digest_of(folder / name) for name in present & (set(files) | set(ours))}
+    blocked = [
+        name
+        for name in sorted(present & set(files))
+        if held[name] != digests[name] and (held[name] is None or held[name] != ours.get(name))
+    ]
+    if blocked:
+        more = f" (and {len(blocked) - 1} more)" if len(blocked) > 1 else ""
+        raise InvalidInputError(
+            f"{folder}: {blocked[0]}{more} was not written by memsite export, or was changed "
+            "since: move it away, or export to another folder"
+        )
     with storage_errors("write", folder):
         folder.mkdir(parents=True, exist_ok=True)
-        marker.write_text("Written by `memsite export --format markdown`.\n", encoding="utf-8")
-        for name, text in sorted(files.items()):
-            replace_if_changed(folder / name, text.encode("utf-8"))
-        for path in folder.glob("*.md"):
-            if path.name not in files:
-                path.unlink()
+        for name, data in sorted(files.items()):
+            replace_if_changed(folder / name, data)
+        for name, digest in sorted(ours.items()):
+            if name not in files and held.get(name) == digest:
+                unlink(folder / name)
+        replace_if_changed(folder / formats.MANIFEST, formats.manifest_text(digests).encode())
+
+
+def _manifest(folder: Path) -> dict[str, str]:
+    """name → SHA-256 of what an earlier export wrote ({} when the manifest is unreadable)."""
+    try:
+        text = read_text(folder / formats.MANIFEST, BUNDLE_FILE_MAX)
+    except StorageError:
+        return {}
+    return formats.manifest_files(text) if text else {}
+
+
+def _digest_of(path: Path) -> str | None:
+    """The SHA-256 of a regular file (never a link, a FIFO or a device), or None."""
+    try:
+        if not stat.S_ISREG(os.lstat(path).st_mode):
+            return None
+        return formats.digest(read_bounded(path, BUNDLE_FILE_MAX))
+    except (OSError, OverflowError):
+        return None

@@ -4,8 +4,9 @@ rendering only what changed) and `context` (index.md for an agent's session star
 The views are fresh when ``cache/state.json`` names the entries' fingerprint, the config's
 hash and memsite's version they were built from. A store that cannot be written to still
 answers `context`: the index is built in memory and a warning says it could not be saved.
-Rules are imported by the functions that use them: `context` with fresh views reads one file
-and should cost no more than that.
+Nothing is written, and index.md is not read, through a symbolic link (``Store.writable``):
+`compact` refuses, `context` builds the index in memory. Rules are imported by the functions
+that use them: `context` with fresh views reads one file and should cost no more than that.
 """
 
 from __future__ import annotations
@@ -71,6 +72,8 @@ def is_fresh(memory: Memory) -> bool:
         {k: saved.get(k) for k in _STAMP_KEYS} == _stamp(memory)
         and store.index_path.is_file()
         and store.compacted_dir.is_dir()
+        # a linked index.md is never read (it could show any file to the agent)
+        and store.why_unsafe(store.index_path) is None
     )
 
 
@@ -227,8 +230,12 @@ def compact(memory: Memory, full: bool = False) -> dict[str, Any]:
     from memsite.core.compaction import category_order, counts_of
     from memsite.memory import sessions
 
-    index = memory.model.synced(full=full)
     store = memory.store
+    # Refused before anything is written when a view, cache/ or cache/tmp/ is a link.
+    store.writable(store.compacted_dir, children=True)
+    store.writable(store.index_path)
+    store.writable(store.cache_dir, children=True)
+    index = memory.model.synced(full=full)
     flags = _flags(memory)
     stamp = _stamp(memory, flags)
     saved = memory.model.caches.load_state()
@@ -249,7 +256,8 @@ def compact(memory: Memory, full: bool = False) -> dict[str, Any]:
         )
         pruned = sessions.expired_logs(memory, dry_run=False)
         folders = [store.tmp_dir, store.root, store.compacted_dir, store.cache_dir]
-        if index.has_temporaries():  # listing 100k names costs ~0.1 s: only when worth it
+        if index.has_temporaries() and store.why_unsafe(store.entries_dir) is None:
+            # listing 100k names costs ~0.1 s: only when worth it (and never through a link)
             folders.append(store.entries_dir)
         temporaries = remove_files(stale_temporaries(folders, memory.now().timestamp()))
         index.views.written(generation)

@@ -32,15 +32,19 @@ parent holds little.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
 import os
+import shutil
+import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memsite.core.review import Finding
-from memsite.errors import MemsiteError
+from memsite.core.siteconfig import markup_problems
+from memsite.errors import ConfigError, MemsiteError
 from memsite.parallel import Task, can_fork, freeze_for_fork
 from memsite.portal.cache import PortalCache
 from memsite.portal.derive import full_scan_changes, with_findings
@@ -83,6 +87,14 @@ def prepare_site_dir(site_dir: Path) -> bool:
         raise MemsiteError(
             f"cannot write the site to {site_dir}: {exc.strerror}; choose another --site-dir"
         ) from None
+
+
+def refuse_markup(memory: Memory) -> None:
+    """``strict``: the site settings that would have carried markup (``<``, ``>``, ``"``,
+    ``javascript:``) fail the build; a lenient build shows them escaped."""
+    problems = markup_problems(memory.config.site)
+    if problems:
+        raise ConfigError(f"{memory.store.config_path.name}: " + "; ".join(problems))
 
 
 @dataclass
@@ -201,9 +213,39 @@ def build_site(
     progress: Progress | None = None,
     parallel: bool | None = None,
     cache: PortalCache | None = None,
+    swap: bool = True,
 ) -> tuple[Site, Portal, BuildResult]:
-    """A cold build of the portal into ``site_dir`` (see the module docstring)."""
+    """A cold build of the portal into ``site_dir`` (see the module docstring). ``swap``: the
+    site is built in a folder of its own beside ``site_dir`` and swapped in whole when done,
+    so a build killed halfway leaves the previous site as it was (serve, which updates its
+    private site in place afterwards, builds in place)."""
+    if strict:
+        refuse_markup(memory)
     earlier = prepare_site_dir(site_dir)
+    into = staging_dir(site_dir) if swap else site_dir
+    try:
+        site, portal, result = _build_into(
+            memory, into, strict, site_url, progress, parallel, cache, earlier and not swap
+        )
+        if swap:
+            swap_in(into, site_dir)
+    except BaseException:
+        if swap:
+            shutil.rmtree(into, ignore_errors=True)
+        raise
+    return site, portal, dataclasses.replace(result, site_dir=site_dir)
+
+
+def _build_into(
+    memory: Memory,
+    site_dir: Path,
+    strict: bool,
+    site_url: str | None,
+    progress: Progress | None,
+    parallel: bool | None,
+    cache: PortalCache | None,
+    sweep: bool,
+) -> tuple[Site, Portal, BuildResult]:
     fork = can_fork() if parallel is None else parallel
     cache = cache or PortalCache()
     later = start_findings(memory, fork)
@@ -217,7 +259,7 @@ def build_site(
         gc.unfreeze()  # serve goes on in this process: its garbage is collected again
     portal, rewritten = write_findings(site, memory, portal, cache, findings)
     site.last = portal
-    if earlier:
+    if sweep:
         site.sweep(made.copied)
     total = len(portal.entries)
     result = BuildResult(
@@ -229,3 +271,67 @@ def build_site(
         search_bytes=search_bytes if rewritten is None else rewritten,
     )
     return site, portal, result
+
+
+_STAGING = ".building-"
+
+
+def staging_dir(site_dir: Path) -> Path:
+    """A new folder beside ``site_dir`` (same file system: the swap is a rename) for a build
+    to fill; those a killed build left behind go first (their process is gone)."""
+    prefix = f".{site_dir.name}{_STAGING}"
+    with contextlib.suppress(OSError):
+        for old in site_dir.parent.iterdir():
+            pid = old.name.removeprefix(prefix).split("-")[0]
+            if old.name.startswith(prefix) and pid.isdigit() and not _alive(int(pid)):
+                shutil.rmtree(old, ignore_errors=True)
+    staging = site_dir.parent / f"{prefix}{os.getpid()}-{os.urandom(4).hex()}"
+    try:
+        staging.mkdir()
+        (staging / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+    except OSError as exc:
+        raise MemsiteError(
+            f"cannot write the site beside {site_dir}: {exc.strerror}; choose another --site-dir"
+        ) from None
+    return staging
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def swap_in(staging: Path, site_dir: Path) -> None:
+    """Put the finished ``staging`` where ``site_dir`` is: in one step where the system can
+    exchange two names (Linux's renameat2), else by two renames a moment apart; the earlier
+    site is removed afterwards."""
+    if not site_dir.exists():
+        os.rename(staging, site_dir)
+        return
+    if not _exchange(staging, site_dir):
+        aside = staging.with_name(staging.name + "-old")
+        os.rename(site_dir, aside)
+        os.rename(staging, site_dir)
+        staging = aside
+    shutil.rmtree(staging, ignore_errors=True)  # the earlier site, now under the staging name
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    if not sys.platform.startswith("linux"):
+        return False
+    import ctypes
+
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        done = libc.renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), 2)
+    except (AttributeError, OSError):
+        return False  # no renameat2 in this C library
+    return bool(done == 0)
+
+
+_AT_FDCWD = -100  # the working directory, for the *at() calls (paths here are absolute)

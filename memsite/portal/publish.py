@@ -217,7 +217,7 @@ def gh_deploy(
             "or pass --remote"
         )
     memory.refuse_unreviewed_secrets("memsite gh-deploy")
-    site_dir = memory.store.site_dir
+    site_dir = memory.store.site_target()  # refused while site/ is, or holds, a link
     _, _, result = build_site(memory, site_dir, site_url=site_url)
     mesg = message or (
         f"Deploy the memsite portal ({result.entries} entries) with memsite {__version__}"

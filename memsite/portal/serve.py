@@ -5,7 +5,8 @@ and adds a small script to every HTML page that long-polls ``/livereload/<epoch>
 comes when a rebuild finishes, and the page reloads itself. watchdog watches ``entries/`` and
 the config file. A change in ``entries/`` is an incremental update: rescan (cached), compact,
 then re-render and rewrite only the pages whose data changed; the search index and the review
-findings follow in a background thread. A config change rebuilds everything.
+findings follow in a background thread. A config change rebuilds everything. A request
+whose Host or Origin names another server is refused (memsite.core.hosts: DNS rebinding).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import errno
 import gc
 import os
 import re
+import socket
 import sys
 import threading
 import time
@@ -26,6 +28,7 @@ from typing import Any
 
 from watchdog.events import FileSystemEventHandler
 
+from memsite.core.hosts import WILDCARDS, host_allowed, one_value, origin_allowed, served
 from memsite.core.review import Finding
 from memsite.errors import MemsiteError
 from memsite.memory import Memory
@@ -80,6 +83,8 @@ class PortalServer(ThreadingHTTPServer):
         self.root = root
         self.reloader = reloader
         super().__init__((host, port), _Handler)
+        # The bound port (0 asks for any): a Host must name it, so a rebinding page is refused.
+        self.serving = served(host, int(self.server_address[1]), socket.gethostname())
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A browser that leaves a page mid-answer (live-reload polls do) is not an error."""
@@ -97,6 +102,21 @@ class _Handler(SimpleHTTPRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: the terminal shows rebuilds, not every request."""
+
+    def parse_request(self) -> bool:
+        """Refuse, before any method runs, a request whose Host names another server (a
+        DNS-rebinding page's) or that a page of another site sends (Origin)."""
+        if not super().parse_request():
+            return False
+        host = one_value(self.headers.get_all("Host"))
+        origin = one_value(self.headers.get_all("Origin"))
+        if not host_allowed(host, self.server.serving):
+            self.send_error(HTTPStatus.MISDIRECTED_REQUEST, "Host names another server")
+            return False
+        if not origin_allowed(origin, self.server.serving):
+            self.send_error(HTTPStatus.FORBIDDEN, "Cross-origin requests are refused")
+            return False
+        return True
 
     def end_headers(self) -> None:
         self.send_header("Cache-Control", "no-cache")
@@ -166,9 +186,6 @@ class Session:
     generation: int = 0
 
 
-WILDCARDS = ("0.0.0.0", "::", "")
-
-
 def _url(host: str, port: int) -> str:
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}/"
@@ -181,7 +198,7 @@ def _site_url(host: str, port: int) -> str:
 
 def cold_build(memory: Memory, site_dir: Path, site_url: str, cache: PortalCache) -> Session:
     memory = memory.reopen(remember=True)  # unchanged entries keep their objects from now on
-    site, portal, _ = build_site(memory, site_dir, site_url=site_url, cache=cache)
+    site, portal, _ = build_site(memory, site_dir, site_url=site_url, cache=cache, swap=False)
     findings = [
         Finding(f.kind, tuple(e.id for e in f.entries), f.files, f.message) for f in portal.findings
     ]
@@ -269,6 +286,13 @@ class _Watch(FileSystemEventHandler):
             self.last = time.monotonic()
             self.cond.notify_all()
 
+    def mark(self) -> None:
+        """A change seen otherwise (before the observer started)."""
+        with self.cond:
+            self.dirty = True
+            self.last = time.monotonic()
+            self.cond.notify_all()
+
     def wait_change(self) -> None:
         """Block until a relevant change has been followed by a quiet moment."""
         with self.cond:
@@ -277,6 +301,20 @@ class _Watch(FileSystemEventHandler):
             while time.monotonic() - self.last < QUIET_SECONDS:
                 self.cond.wait(timeout=QUIET_SECONDS)
             self.dirty = False
+
+
+def _stat_state(store: Any) -> list[tuple[int, int, int] | None]:
+    """What a change of entries/ (a file added, removed or renamed in) or of the config
+    changes: inode, mtime and ctime of each."""
+    found: list[tuple[int, int, int] | None] = []
+    for path in (store.entries_dir, store.config_path):
+        try:
+            info = os.stat(path)
+        except OSError:
+            found.append(None)
+        else:
+            found.append((info.st_ino, info.st_mtime_ns, info.st_ctime_ns))
+    return found
 
 
 def _watch(store: Any) -> tuple[_Watch, Any]:
@@ -336,7 +374,7 @@ def serve(
     waited for beyond a moment.
     """
     store = memory.store
-    site_dir = store.serve_dir
+    site_dir = store.writable(store.serve_dir, tree=True)  # never through a link in cache/
     reloader = Reloader()
     server = bind(host, port, site_dir, reloader)
     bound = int(server.server_address[1])  # the real port when 0 was asked
@@ -350,9 +388,14 @@ def serve(
     thread: threading.Thread | None = None
     try:
         started = time.perf_counter()
+        # The observer starts after the first build (a running thread would keep the build
+        # from forking); what changed meanwhile shows in the folders' stat, taken before.
+        before = _stat_state(store)
         session = cold_build(memory, site_dir, url, PortalCache())
         log(f"Built {len(session.portal.entries)} entries in {time.perf_counter() - started:.1f} s")
         watch, observer = _watch(store)
+        if _stat_state(store) != before:
+            watch.mark()  # written during the first build: the loop takes it in at once
         # Said before the first answer (the socket is bound; early requests wait in its
         # backlog), so whoever sees the portal answer has seen this line too.
         shown = _url(host or "0.0.0.0", bound)

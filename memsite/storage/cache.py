@@ -1,6 +1,7 @@
 """The small derived caches under ``cache/`` (the index has its own package, ``readmodel``):
 the views' freshness stamp and the secret-scan verdicts. Each is an optimisation: unreadable,
-stale or missing means "rebuild", and a store whose cache cannot be written still works.
+stale or missing means "rebuild", and a store whose cache cannot be written still works. No
+file is written while cache/ is, or holds, a symbolic link (``Store.writable``).
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import marshal
+from pathlib import Path
 from typing import Any
 
 from memsite.errors import StorageError
@@ -27,9 +29,15 @@ class Caches:
         self.state_path = store.views_stamp
         self.secrets_path = store.secret_verdicts
 
-    def _save(self, path: Any, data: bytes) -> None:
+    def _target(self, path: Path) -> Path:
+        """``path`` in cache/, once cache/ is known to be a folder holding no link (so that
+        neither the file nor the temporary in cache/tmp/ lands elsewhere)."""
+        self.store.writable(self.store.cache_dir, children=True)
+        return path
+
+    def _save(self, path: Path, data: bytes) -> None:
         with contextlib.suppress(StorageError):
-            replace_if_changed(path, data, tmp_dir=self.store.tmp_dir)
+            replace_if_changed(self._target(path), data, tmp_dir=self.store.tmp_dir)
 
     # --- freshness of the views -------------------------------------------------------------
 
@@ -42,7 +50,7 @@ class Caches:
     def save_state(self, stamp: dict[str, Any]) -> None:
         """Unlike the others this one must land: a view written without it looks stale."""
         replace_if_changed(
-            self.state_path,
+            self._target(self.state_path),
             (json.dumps(stamp, sort_keys=True) + "\n").encode(),
             tmp_dir=self.store.tmp_dir,
         )

@@ -12,6 +12,8 @@ from memsite.core.text import one_line
 from memsite.files import storage_errors
 from memsite.storage.layout import Store
 
+# A log that became a link between the check and the open is refused, not followed.
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 DAILY_RE = re.compile(r"(\d{4}-\d{2}-\d{2})-([a-z0-9][a-z0-9._-]{0,63})\.md")
 
 
@@ -19,9 +21,10 @@ def append_log(store: Store, text: str, session: str, now: datetime) -> Path:
     """Append one timestamped bullet (appends of one line are atomic: no temporary needed)."""
     path = store.daily_dir / f"{now.strftime('%Y-%m-%d')}-{session}.md"
     line = f"- {now.strftime('%H:%M:%S')}Z {one_line(text)}\n"
+    store.writable(path)  # neither daily/ nor the log may be a link (tracked with trackDaily)
     with storage_errors("write to", store.daily_dir):
         store.daily_dir.mkdir(exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | _NOFOLLOW, 0o644)
         try:
             if os.fstat(fd).st_size == 0:
                 header = f"# Daily log {now.strftime('%Y-%m-%d')} ({session})\n\n"
@@ -33,8 +36,11 @@ def append_log(store: Store, text: str, session: str, now: datetime) -> Path:
 
 
 def daily_logs(store: Store) -> list[tuple[date, Path]]:
-    """Daily log files, oldest first, dated by their file names."""
+    """Daily log files, oldest first, dated by their file names (none while daily/ is a
+    symbolic link: it is never followed, so pruning deletes nothing elsewhere)."""
     logs: list[tuple[date, Path]] = []
+    if store.why_unsafe(store.daily_dir) is not None:
+        return logs
     with contextlib.suppress(OSError):
         for item in os.scandir(store.daily_dir):
             match = DAILY_RE.fullmatch(item.name)

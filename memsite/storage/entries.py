@@ -3,8 +3,9 @@
 Entry files are only ever created (atomically, with ``os.link``) or deleted on request; nothing
 here rewrites one. Reading is safe for any folder content: a file is ``lstat``-ed first, links
 and other non-files are reported, a file over the size limit is reported without being read,
-and a file that cannot be parsed is reported with the reason. Commands read through the
-index (``storage.readmodel``); ``scan`` reads every file afresh.
+and a file that cannot be parsed is reported with the reason. Nothing is written while entries/
+or cache/tmp/ is a symbolic link (``Store.writable``). Commands read through the index
+(``storage.readmodel``); ``scan`` reads every file afresh.
 """
 
 from __future__ import annotations
@@ -66,6 +67,8 @@ def write_entry(
 ) -> tuple[Path, dict[str, Any]]:
     """Write one entry (or record) under a name no other writer can take (a clash draws a new
     id)."""
+    store.writable(store.entries_dir)
+    store.writable(store.tmp_dir)  # the temporary the file is linked from
     created = parse_created(obj["created"])
     tried: list[dict[str, Any]] = [obj]
 
@@ -103,6 +106,7 @@ def write_indexed(
 
 
 def delete_entry_file(store: Store, filename: str) -> Path:
+    store.writable(store.entries_dir)
     path = store.entry_path(filename)
     unlink(path)
     return path

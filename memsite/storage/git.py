@@ -1,6 +1,7 @@
 """Git, the one place memsite runs it: every question the other layers ask of git (the work
 tree's top, the store's folder in it, HEAD, the commits that added entry files, renames, a
-pull request's merge base and new files, remotes), and the hooks that recompact.
+pull request's merge base and new files, remotes, the files it tracks), and the hooks that
+recompact.
 
 Each hook gets a marked block, appended to any existing hook and replaced (never duplicated)
 when `init --git-hook` runs again; content outside the block is left as it was.
@@ -147,6 +148,13 @@ def added_commits(folder: Path) -> dict[str, str]:
     return added
 
 
+def tracked_files(folder: Path, paths: Iterable[str]) -> list[str]:
+    """The files git tracks at or under ``paths`` (relative to ``folder``), as paths relative
+    to it, sorted (one ``git ls-files`` for all; none without git or outside a work tree)."""
+    done = _answer(folder, "ls-files", "-z", "--", *paths)
+    return sorted(p for p in done.stdout.split("\0") if p) if done is not None else []
+
+
 def renames(root: Path, wanted: Iterable[str]) -> dict[str, str]:
     """old → new paths git knows of (relative to the work tree's top): uncommitted renames
     first, then renames in recent history when some of ``wanted`` are not among them."""
@@ -213,6 +221,32 @@ def added_since(top: Path, commit: str, folder: str) -> list[str]:
         *("--", folder),
     )
     return [path for path in done.stdout.split("\0") if path]
+
+
+def changed_since(top: Path, commit: str, paths: Iterable[str]) -> list[tuple[str, str]]:
+    """(status, path) of the files under ``paths`` (relative to ``top``) that changed since
+    ``commit``: ``A`` added, ``M`` modified, ``D`` deleted, ``T`` changed type (a file made
+    a symbolic link); renames count as a deletion and an addition."""
+    done = run_git(
+        top, *("diff", "--name-status", "-z", "--no-renames", commit, "HEAD"), *("--", *paths)
+    )
+    fields = [f for f in done.stdout.split("\0") if f]
+    return [(fields[i][0], fields[i + 1]) for i in range(0, len(fields) - 1, 2)]
+
+
+def file_at(top: Path, commit: str, path: str, limit: int) -> bytes | None:
+    """The bytes of ``path`` (relative to ``top``) at ``commit``, None when it is not there
+    or is larger than ``limit``."""
+    size = _answer(top, "cat-file", "-s", f"{commit}:{path}")
+    if size is None or not size.stdout.strip().isdigit() or int(size.stdout) > limit:
+        return None
+    try:
+        done = subprocess.run(
+            ["git", "cat-file", "blob", f"{commit}:{path}"], cwd=top, capture_output=True
+        )
+    except OSError:
+        return None
+    return done.stdout if done.returncode == 0 else None
 
 
 def has_remote(top: Path, remote: str) -> bool:

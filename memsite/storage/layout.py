@@ -2,7 +2,9 @@
 
 A store is the folder that holds ``entries/``: ``.memsite/`` by default, or a LeanSpec store
 (``.lean-spec/memory/``), whose settings are the ``memory`` object of ``.lean-spec/config.json``.
-Every path memsite uses is computed here, once.
+Every path memsite uses is computed here, once, and every derived path is checked here before
+memsite writes it (:meth:`Store.writable`): a symbolic link committed in place of compacted/,
+cache/ or site/ would otherwise make memsite write wherever it points.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import contextlib
 import os
 from collections.abc import Mapping
 from pathlib import Path
+from stat import S_ISDIR, S_ISLNK
 
 from memsite.core.config import Config, default_config_text, parse_config_text
 from memsite.core.entry import MAX_ENTRY_BYTES
@@ -30,6 +33,8 @@ site/
 daily/
 """
 CONFIG_MAX_BYTES = 1 << 20
+# The derived files and folders (rebuilt from entries/, ignored by git), as names in the store.
+DERIVED_NAMES = ("compacted", "index.md", "cache", "site", "daily")
 # What a store folder may hold; a folder holding anything else is not one.
 STORE_NAMES = frozenset(
     {"entries", "config.json", ".gitignore", "compacted", "index.md", "daily", "cache", "site"}
@@ -205,3 +210,101 @@ class Store:
             return path.relative_to(self.project_root).as_posix()
         except ValueError:
             return str(path)
+
+    # --- derived paths: checked before every write ------------------------------------------
+
+    def writable(self, path: Path, *, children: bool = False, tree: bool = False) -> Path:
+        """``path`` (a derived file or folder of this store) when memsite may write it, else
+        StorageError saying which path is a symbolic link (or outside the store) and what to
+        do. ``children``: no item directly in the folder is a link either (a folder whose
+        files are opened by name: cache/, compacted/); ``tree``: nothing anywhere below it
+        (a site folder, written file by file)."""
+        problem = self.why_unsafe(path, children=children, tree=tree)
+        if problem is not None:
+            raise StorageError(f"refusing to write {self.relative(path)}: {problem}")
+        return path
+
+    def why_unsafe(self, path: Path, *, children: bool = False, tree: bool = False) -> str | None:
+        """Why memsite must not write ``path`` (what to do, too), or None: it must lie in the
+        store, and no component from the store root down to it (it included) may be a
+        symbolic link, so nothing written there can land outside the store root. An ``lstat``
+        a component, on strings (measured: ~5 µs for index.md, ~7 µs for cache/tmp, ~20 µs
+        for cache/ with ``children``, its scan included)."""
+        root, text = str(self.root), str(path)
+        parts = text[len(root) + 1 :].split(os.sep) if text != root else []
+        if (text != root and not text.startswith(root + os.sep)) or ".." in parts:
+            return f"{path} is outside the store {self.root}"
+        current = root
+        mode = 0
+        for part in parts:
+            current = f"{current}{os.sep}{part}"
+            try:
+                mode = os.lstat(current).st_mode
+            except OSError:  # missing (memsite makes it), or not a folder (the write says so)
+                return None
+            if S_ISLNK(mode):
+                return self._link_problem(Path(current))
+        if (children or tree) and S_ISDIR(mode):
+            found = _links_below(Path(current), deep=tree)
+            if found:
+                return self._link_problem(min(found))
+        return None
+
+    def _link_problem(self, link: Path) -> str:
+        shown = self.relative(link)
+        if link == self.entries_dir:
+            fix = "replace it with a real folder holding the entry files"
+        else:
+            fix = f"remove it (`git rm {shown}`, or delete it) and memsite rebuilds it"
+        return (
+            f"{shown} is a symbolic link, which memsite never writes through (it could lead "
+            f"outside the store): {fix}"
+        )
+
+    def unsafe_paths(self) -> list[tuple[Path, str]]:
+        """The links memsite refuses to write through, each with what to do (review, status
+        and check report them): entries/ and every derived path, with the items directly in
+        the derived folders."""
+        found: dict[Path, str] = {}
+        for path in (self.entries_dir, self.index_path):
+            problem = self.why_unsafe(path)
+            if problem is not None:
+                found[path] = problem
+        for folder in (self.compacted_dir, self.cache_dir, self.site_dir, self.daily_dir):
+            problem = self.why_unsafe(folder)
+            if problem is not None:
+                found[folder] = problem
+                continue
+            for link in _links_below(folder, deep=False):
+                found[link] = self._link_problem(link)
+        return sorted(found.items())
+
+    def site_target(self, given: Path | None = None) -> Path:
+        """Where a portal build writes: ``given`` (a --site-dir), else the store's site/. A
+        folder in the store is checked like every derived path (nothing below it may be a
+        link); one outside the store is the user's choice."""
+        if given is None:
+            return self.writable(self.site_dir, tree=True)
+        path = Path(os.path.abspath(given))
+        if path == self.root or self.root in path.parents:
+            return self.writable(path, tree=True)
+        return path.resolve()
+
+
+def _links_below(folder: Path, *, deep: bool) -> list[Path]:
+    """The symbolic links directly in ``folder`` (``deep``: anywhere below it, links to
+    folders never entered); an unreadable folder holds none."""
+    found: list[Path] = []
+    pending = [folder]
+    while pending:
+        current = pending.pop()
+        try:
+            with os.scandir(current) as items:
+                for item in items:
+                    if item.is_symlink():
+                        found.append(Path(item.path))
+                    elif deep and item.is_dir(follow_symlinks=False):
+                        pending.append(Path(item.path))
+        except OSError:
+            continue
+    return found

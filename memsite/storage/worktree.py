@@ -16,7 +16,7 @@ from stat import S_ISREG
 
 from memsite.core.anchors import blob_id
 from memsite.errors import StorageError
-from memsite.files import write_atomic
+from memsite.files import read_bounded, write_atomic
 
 READ_MAX = 16 << 20  # a file larger than this is hashed but never searched for a span
 _CACHE_FORMAT = 1
@@ -98,12 +98,10 @@ class WorkTree:
         real = self._inside(path)
         if real is None:
             return None
-        try:
-            with open(real, "rb") as handle:
-                data = handle.read(READ_MAX + 1)
-        except OSError:
+        try:  # a regular file only: a FIFO anchor opened for reading would never answer
+            return read_bounded(real, READ_MAX)
+        except (OSError, OverflowError):
             return None
-        return None if len(data) > READ_MAX else data
 
     def renamed(self, paths: list[str]) -> dict[str, str]:
         """Where git says each of ``paths`` (missing now) went: uncommitted renames first, then

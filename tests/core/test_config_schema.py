@@ -114,6 +114,19 @@ EXAMPLES: list[dict[str, Any]] = [
     {"site": {"theme": "x"}},
     {"site": {"site_url": 3}},
     {"site": {"extra_nav": [{"Source": "https://example.com"}]}},
+    {"site": {"extra_nav": [{"Guide": "docs/guide/"}]}},
+    {"site": {"extra_nav": [{"Evil": "javascript:alert(1)"}]}},
+    {"site": {"site_url": "https://acme.github.io/memory/", "repo_url": ""}},
+    {"site": {"repo_url": "javascript:alert(1)"}},
+    {"site": {"repo_url": "https://user:token@github.com/acme/x"}},
+    {"site": {"site_url": 'https://x.example/"><script>'}},
+    {"site": {"palette": {"scheme": "slate", "primary": "deep-purple", "accent": "light blue"}}},
+    {"site": {"palette": [{"accent": "white"}]}},
+    {"site": {"palette": [{"media": "(prefers-color-scheme: dark)", "toggle": {"name": "x"}}]}},
+    {"site": {"palette": [{"toggle": {"icon": "material/brightness-4", "name": "Dark"}}]}},
+    {"site": {"repo_url": "https://github.com/[acme"}},
+    {"site": {"language": "pt-BR"}},
+    {"site": {"language": "../en"}},
 ]
 
 

@@ -26,7 +26,9 @@ from memsite.core.review import (
     secret_findings,
     self_supersession,
     stale,
+    tracked_derived,
     unknown_category_findings,
+    unsafe_path,
 )
 from tests.conftest import make_entry
 
@@ -72,8 +74,21 @@ def test_every_kind_a_builder_makes_is_ordered_and_explained() -> None:
         *future_findings([a], T - timedelta(days=1)),
         drift(a, [(Anchor("src/x.py", "d" * 40), Located("changed"))]),
         stale(a, T, 90),
+        unsafe_path(".memsite/compacted is a symbolic link"),
+        tracked_derived(".memsite/index.md", [".memsite/index.md"]),
     ]
     assert {f.kind for f in made} == set(KINDS)
+
+
+def test_tracked_derived_files_are_one_finding_per_derived_path() -> None:
+    one = tracked_derived(".memsite/index.md", [".memsite/index.md"])
+    assert one.message.startswith(".memsite/index.md is derived but tracked by git: ")
+    assert one.message.endswith("`git rm -r --cached .memsite/index.md`")
+    many = tracked_derived(".memsite/site", [f".memsite/site/{n}.html" for n in range(5)])
+    assert many.message.startswith(
+        "5 derived files under .memsite/site are tracked by git (.memsite/site/0.html, "
+        ".memsite/site/1.html, .memsite/site/2.html and 2 more): "
+    )
 
 
 def test_a_pair_that_differs_in_a_number_may_conflict() -> None:
@@ -124,6 +139,23 @@ def test_many_facts_about_one_subject_are_one_finding() -> None:
     assert found.message.startswith(
         "4 facts in conventions are about one subject but differ in a number, a version or a "
         "negation (dddddddd, cccccccc, bbbbbbbb, aaaaaaaa): "
+    )
+
+
+def test_near_identical_facts_are_one_finding_newest_first() -> None:
+    words = ("alpha", "beta", "gamma", "delta")
+    facts = [
+        fact(n, f"Use pnpm for every package install in the web workspace {w}")
+        for n, w in enumerate(words)
+    ]
+    given = [(e.id, e.normalized) for e in facts]
+    [found] = near_duplicates_in([("conventions", given)], {e.id: e for e in facts}.__getitem__)
+    assert found.ids == tuple(e.id for e in reversed(facts))
+    assert found.files == ("3.json", "2.json", "1.json", "0.json")
+    assert found.message == (
+        "4 entries in conventions say almost the same (each is at least 80% similar to "
+        "another: dddddddd, cccccccc, bbbbbbbb, aaaaaaaa): write one fact that supersedes them "
+        "all (memsite add --supersedes A --supersedes B ...), or retire the extra ones"
     )
 
 

@@ -1,12 +1,16 @@
-"""Links to the repository host: only plain http(s) URLs and full commit ids make a blob base."""
+"""URLs from the config: only plain http(s) URLs (or, where allowed, scheme-less paths) pass
+``url_problem``, and only those with full commit ids make a blob base."""
 
 from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memsite.core.urls import linkable, repo_blob_base
+from memsite.core.urls import linkable, repo_blob_base, url_problem
 
 C40 = "a" * 40
 C64 = "b" * 64
@@ -89,3 +93,52 @@ def test_a_linked_base_holds_no_unsafe_character(path: str) -> None:
     if base is not None:
         assert not any(c in base for c in " \t\n\"'<>\\`")
         assert base.endswith(f"/blob/{C40}/")
+
+
+_UNSAFE = re.compile(r"[\s\"'<>\\`\x00-\x1f\x7f]")
+
+
+@pytest.mark.parametrize(
+    ("url", "relative", "why"),
+    [
+        ("https://host.example/x?q=1#top", False, None),
+        ("docs/guide/", True, None),
+        ("/changelog/", True, None),
+        ("docs/guide/", False, "is not an http(s) URL"),
+        ("//host.example/x", True, "is not an http(s) URL"),
+        ("mailto:a@host.example", True, "is not an http(s) URL"),
+        ("http://[", False, "cannot be read as a URL (Invalid IPv6 URL)"),
+        ("http://[", True, "cannot be read as a URL (Invalid IPv6 URL)"),
+        ("http://[::1]:8000/x", False, None),
+        ("https://github.com/[acme", False, "holds '[' or ']' outside an IPv6 host"),
+        ("docs/[x]/", True, "holds '[' or ']' outside an IPv6 host"),
+        ("https://host.example:65536/", False, "cannot be read as a URL"),
+        ("https://:80/", False, "has no host"),
+        ("https://u@host.example/", False, "holds a user name or password"),
+        ("", True, "is empty"),
+    ],
+)
+def test_url_problem_says_what_is_wrong(url: str, relative: bool, why: str | None) -> None:
+    found = url_problem(url, relative=relative)
+    assert found == why or (why is not None and found is not None and found.startswith(why))
+
+
+@given(
+    st.text(max_size=40)
+    | st.from_regex(
+        r"(https?|HTTPS?|javascript|data)://[\[\]:@a-z0-9./%?#<\"-]{0,24}", fullmatch=True
+    )
+)
+def test_url_problem_never_raises_and_passes_only_plain_http(url: str) -> None:
+    why = url_problem(url)
+    assert why is None or "\n" not in why
+    if why is None:
+        parts = urlsplit(url)
+        assert parts.scheme.lower() in ("http", "https") and parts.hostname
+        assert parts.port is None or 0 <= parts.port <= 65535
+        assert not _UNSAFE.search(url) and "@" not in parts.netloc
+        assert "[" not in parts.path + parts.query + parts.fragment
+    relative = url_problem(url, relative=True)
+    if relative is None and why is not None:  # a path: never a scheme or another host
+        assert ":" not in url.split("/", 1)[0] and not url.startswith("//")
+        assert url and not _UNSAFE.search(url)

@@ -78,7 +78,7 @@ def test_browsers_leaving_mid_answer_print_nothing(tmp_path: Path) -> None:
     try:
         for path in ("/livereload/1", "/search/meta.json", "/timeline/"):
             with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
-                sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\n\r\n".encode())
+                sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
                 sock.setsockopt(
                     socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00"
                 )

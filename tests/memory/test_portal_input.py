@@ -71,11 +71,10 @@ def test_a_store_without_claims_has_no_standings(store_root: Path, clock: Clock)
         (REPO_URL, True, True),
         (REPO_URL + ".git/", True, True),
         (REPO_URL, False, False),  # nothing anchored: no git call, no base
-        ("ftp://example.com/repo", True, False),
-        ("javascript:alert(1)", True, False),
+        ("https://example.com/repo?tab=code", True, False),
         (None, True, False),
     ],
-)
+)  # a URL of another scheme is refused with the config (tests/adversarial/test_config.py)
 def test_blob_base_needs_an_http_repo_url_and_an_anchor(
     store_root: Path, clock: Clock, repo_url: str | None, anchored: bool, linked: bool
 ) -> None:

@@ -5,12 +5,14 @@ from __future__ import annotations
 import dataclasses
 import gzip
 import json
+import os
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from memsite.core.schema import ACTIVE
-from tests.conftest import Invoke
+from tests.conftest import Invoke, make_entry, write_raw
 from tests.portal.conftest import (
     Built,
     broken_links,
@@ -292,3 +294,66 @@ def test_sessions_stay_off_the_portal_unless_shared_in_git(
     build_site(Memory.open(str(store_root)), site)
     html = (site / "timeline" / "index.html").read_text(encoding="utf-8")
     assert "feature-a" not in html and "a local note" not in html
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, MemoryError])
+def test_a_build_stopped_halfway_leaves_the_previous_site_whole(
+    store_root: Path, tmp_path: Path, stop: type[BaseException]
+) -> None:
+    """The site is built beside the old one and swapped in when done: a build interrupted
+    (Ctrl-C, out of memory) in the middle of the entry pages changes nothing there."""
+    from memsite.memory import Memory
+    from memsite.portal.build import build_site
+
+    memory = Memory.open(str(store_root))
+    memory.add("Use pnpm", "conventions")
+    site = tmp_path / "site"
+    build_site(Memory.open(str(store_root)), site, parallel=False)
+    before = _files(site)
+    start = datetime(2026, 3, 7, 15, tzinfo=UTC)
+    for n in range(450):  # progress is told every 200 pages
+        created = start + timedelta(minutes=n)
+        write_raw(store_root, make_entry(f"Deploy step {n} runs late", "operations", created))
+
+    def halfway(done: int, total: int) -> None:
+        if 0 < done < total:
+            raise stop
+
+    with pytest.raises(stop):
+        build_site(Memory.open(str(store_root)), site, parallel=False, progress=halfway)
+    assert _files(site) == before
+    assert [p.name for p in tmp_path.iterdir() if p.name != ".memsite"] == [
+        "site"
+    ]  # none half-built
+    _, _, result = build_site(Memory.open(str(store_root)), site, parallel=False)
+    assert result.site_dir == site and result.entries == 451
+    assert len([p for p in (site / "entries").iterdir() if p.is_dir()]) == 451
+
+
+def test_what_a_killed_build_left_beside_the_site_goes_at_the_next(
+    store_root: Path, tmp_path: Path
+) -> None:
+    import subprocess
+    import sys
+
+    from memsite.memory import Memory
+    from memsite.portal.build import build_site
+
+    Memory.open(str(store_root)).add("Use pnpm", "conventions")
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        text=True,
+        capture_output=True,
+        check=True,
+    ).stdout.strip()
+    left = tmp_path / f".site.building-{gone}-0badc0de"  # a build killed with SIGKILL
+    (left / "entries").mkdir(parents=True)
+    other = tmp_path / f".site.building-{os.getpid()}-cafe"  # a build still running: kept
+    other.mkdir()
+    build_site(Memory.open(str(store_root)), tmp_path / "site", parallel=False)
+    assert not left.exists() and other.exists()
+    assert (tmp_path / "site" / "index.html").is_file()

@@ -74,8 +74,8 @@ def test_one_git_log_serves_the_whole_store_and_is_remembered(tmp_path: Path) ->
 
 
 @pytest.mark.parametrize(
-    "repo_url", [None, "ftp://host/x", "https://host/x?q=1", "https://host/x#top"]
-)
+    "repo_url", [None, "https://host/x?q=1", "https://host/x#top"]
+)  # a URL of another scheme is refused with the config (tests/adversarial/test_config.py)
 def test_no_link_without_a_plain_http_repo_url(tmp_path: Path, repo_url: object) -> None:
     root = tmp_path / "project"
     store = repo_with_store(root, repo_url)

@@ -148,3 +148,77 @@ def test_after_updates_and_their_follow_up_the_site_is_a_cold_builds(tmp_path: P
     assert files(site_dir) == files(fresh)
     for rel in sorted(files(fresh)):
         assert (site_dir / rel).read_bytes() == (fresh / rel).read_bytes(), rel
+
+
+SERVE_WHILE_WRITING = """
+import json, os, sys, uuid
+from pathlib import Path
+from memsite.memory import Memory
+from memsite.portal.serve import serve
+
+store = Path(sys.argv[1])
+written = []
+
+def log(line):
+    print(line, flush=True)
+    if line.startswith("Built "):  # the first build is done, the watcher not yet started
+        for n in range(20):
+            ident = str(uuid.uuid4())
+            obj = {"id": ident, "category": "operations", "confidence": "medium",
+                   "content": f"Fact {n} written while the portal was being built",
+                   "created": f"2026-03-07T16:{n:02d}:00.000Z"}
+            tmp = store / "entries" / f".{ident}.tmp"
+            tmp.write_text(json.dumps(obj))
+            os.replace(tmp, store / "entries" / f"2026-03-07T16-{n:02d}-00Z-{ident[:8]}.json")
+            written.append(ident)
+        print("WROTE " + " ".join(written), flush=True)
+
+serve(Memory.open(str(store)), "127.0.0.1", 0, log, lambda line: print(line, flush=True),
+      ready=lambda url: print("URL " + url, flush=True))
+"""
+
+
+def test_facts_written_during_the_first_build_reach_the_site(tmp_path: Path) -> None:
+    """The watcher starts after the first build: what was written meanwhile is taken in as
+    soon as it starts, not at the next change (there may be none for hours)."""
+    import subprocess
+    import sys
+    import time
+    import urllib.request
+
+    from tests.conftest import clean_env
+
+    store = copy_demo(tmp_path)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SERVE_WHILE_WRITING, str(store)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env=clean_env(),
+    )
+    try:
+        assert proc.stdout is not None
+        ids: list[str] = []
+        url = ""
+        while not (ids and url):
+            line = proc.stdout.readline()  # ends (with "") should the process end
+            assert line, "serve ended before it served"
+            if line.startswith("WROTE "):
+                ids = line.split()[1:]
+            elif line.startswith("URL "):
+                url = line.split()[1]
+        missing = set(ids)
+        deadline = time.monotonic() + 120
+        while missing:
+            assert time.monotonic() < deadline, f"{len(missing)} facts never reached the site"
+            for ident in sorted(missing):
+                try:
+                    with urllib.request.urlopen(f"{url}entries/{ident}/", timeout=5) as page:
+                        if page.status == 200:
+                            missing.discard(ident)
+                except OSError:
+                    pass
+            time.sleep(0.1)
+    finally:
+        proc.kill()
+        proc.communicate(timeout=30)

@@ -1,13 +1,20 @@
-"""Where stores are: init makes the spec's folders; discovery finds .memsite/ and LeanSpec ones."""
+"""Where stores are: init makes the spec's folders; discovery finds .memsite/ and LeanSpec ones;
+every derived path is checked before a write (no symbolic link on the way, nothing outside)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from memsite.errors import StorageError
 from memsite.storage.layout import Store
 from tests.conftest import Invoke
 
@@ -91,3 +98,134 @@ def test_git_hooks_of_a_leanspec_store_print_clean_paths(
     assert all(".." not in Path(h).parts for h in hooks)
     hook = (tmp_path / ".git" / "hooks" / "post-merge").read_text()
     assert "--store .lean-spec/memory compact" in hook
+
+
+# --- derived paths: never written through a link ----------------------------------------------
+
+
+def linked_store(tmp_path: Path, name: str) -> tuple[Store, Path]:
+    """A store whose ``name`` is a link to a folder outside it."""
+    store, _ = Store.init(tmp_path / "proj" / ".memsite")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    link = store.root / name
+    if link.is_dir():
+        link.rmdir()
+    link.parent.mkdir(parents=True, exist_ok=True)
+    link.symlink_to(outside, target_is_directory=True)
+    return store, outside
+
+
+def test_a_plain_store_is_writable_everywhere(tmp_path: Path) -> None:
+    store, _ = Store.init(tmp_path / ".memsite")
+    (store.cache_dir / "tmp").mkdir(parents=True)
+    for path in (store.compacted_dir / "x.md", store.index_path, store.tmp_dir, store.site_dir):
+        assert store.why_unsafe(path, children=True, tree=True) is None
+        assert store.writable(path) == path
+    assert store.why_unsafe(store.site_dir / "not" / "made" / "yet.html") is None
+    assert store.unsafe_paths() == []
+
+
+@pytest.mark.parametrize("name", ["compacted", "cache", "cache/tmp", "site", "daily", "entries"])
+def test_a_link_on_the_way_is_refused_with_what_to_do(tmp_path: Path, name: str) -> None:
+    store, _ = linked_store(tmp_path, name)
+    target = store.root / name / "some" / "file.md"
+    problem = store.why_unsafe(target)
+    assert problem is not None and problem.startswith(f".memsite/{name} is a symbolic link")
+    with pytest.raises(StorageError) as caught:
+        store.writable(target)
+    message = str(caught.value)
+    assert message.startswith(f"refusing to write .memsite/{name}/some/file.md: ")
+    assert "\n" not in message
+    fix = "replace it with a real folder" if name == "entries" else f"`git rm .memsite/{name}`"
+    assert fix in message
+    assert store.unsafe_paths() == [(store.root / name, problem)]
+
+
+def test_a_linked_file_is_refused_and_children_or_tree_look_inside(tmp_path: Path) -> None:
+    store, _ = Store.init(tmp_path / ".memsite")
+    (tmp_path / "elsewhere.md").write_text("theirs\n")
+    (store.compacted_dir / "deploy.md").symlink_to(tmp_path / "elsewhere.md")
+    assert store.why_unsafe(store.compacted_dir / "deploy.md") is not None
+    assert store.why_unsafe(store.compacted_dir) is None  # the folder itself is real
+    assert "compacted/deploy.md is a symbolic link" in str(
+        store.why_unsafe(store.compacted_dir, children=True)
+    )
+    deep = store.site_dir / "entries" / "abc"
+    deep.mkdir(parents=True)
+    (deep / "index.html").symlink_to(tmp_path / "elsewhere.md")
+    assert store.why_unsafe(store.site_dir, children=True) is None  # not directly in site/
+    assert "site/entries/abc/index.html" in str(store.why_unsafe(store.site_dir, tree=True))
+    assert [p.name for p, _ in store.unsafe_paths()] == ["deploy.md"]
+
+
+def test_paths_outside_the_store_are_refused(tmp_path: Path) -> None:
+    store, _ = Store.init(tmp_path / ".memsite")
+    for path in (tmp_path / "elsewhere", store.root / "cache" / ".." / ".." / "x"):
+        assert "is outside the store" in str(store.why_unsafe(path))
+
+
+def test_site_target_checks_the_store_s_folders_only(tmp_path: Path) -> None:
+    store, outside = linked_store(tmp_path, "site")
+    with pytest.raises(StorageError, match="site is a symbolic link"):
+        store.site_target()
+    with pytest.raises(StorageError, match="site is a symbolic link"):
+        store.site_target(store.site_dir)
+    linked_elsewhere = tmp_path / "mine"
+    linked_elsewhere.symlink_to(outside, target_is_directory=True)
+    assert store.site_target(linked_elsewhere) == outside.resolve()  # the user's own choice
+
+
+def test_the_read_model_keeps_its_index_in_memory_while_cache_is_a_link(tmp_path: Path) -> None:
+    from memsite.storage.readmodel import Index
+
+    store, outside = linked_store(tmp_path, "cache")
+    index = Index(store)
+    index.sync()
+    assert index.in_memory and list(outside.iterdir()) == []
+    index.close()
+
+
+def test_daily_logs_are_neither_read_nor_appended_through_a_link(tmp_path: Path) -> None:
+    from datetime import UTC, datetime
+
+    from memsite.storage.daily import append_log, daily_logs
+
+    store, outside = linked_store(tmp_path, "daily")
+    (outside / "2026-03-07-s1.md").write_text("# someone else's\n")
+    assert daily_logs(store) == []  # so pruning never deletes there
+    with pytest.raises(StorageError, match="daily is a symbolic link"):
+        append_log(store, "note", "s1", datetime(2026, 3, 7, tzinfo=UTC))
+    assert (outside / "2026-03-07-s1.md").read_text() == "# someone else's\n"
+
+
+names = st.sampled_from(["compacted", "index.md", "cache", "tmp", "site", "daily", "x.md", ".."])
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    links=st.lists(st.lists(names, min_size=1, max_size=3), max_size=4),
+    targets=st.lists(st.lists(names, min_size=1, max_size=4), min_size=1, max_size=6),
+)
+def test_a_path_the_check_allows_never_resolves_outside_the_store(
+    links: list[list[str]], targets: list[list[str]]
+) -> None:
+    """Whatever links a clone holds (to the outside, or to each other), a path the check lets
+    through, links resolved, stays in the store."""
+    with tempfile.TemporaryDirectory() as scratch:
+        store, _ = Store.init(Path(scratch) / ".memsite")
+        outside = Path(scratch) / "outside"
+        outside.mkdir()
+        for parts in links:
+            link = store.root.joinpath(*parts)
+            if ".." in parts or link.exists() or link.is_symlink():
+                continue
+            with contextlib.suppress(OSError):
+                link.parent.mkdir(parents=True, exist_ok=True)
+                link.symlink_to(outside if len(parts) % 2 else store.root / "cache")
+        root = os.path.realpath(store.root)
+        for parts in targets:
+            path = store.root.joinpath(*parts)
+            if store.why_unsafe(path, children=True) is None:
+                real = os.path.realpath(path)
+                assert real == root or real.startswith(root + os.sep), (links, parts)

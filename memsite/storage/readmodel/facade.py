@@ -61,6 +61,10 @@ class Index:
         return self._db
 
     def _open(self) -> sqlite3.Connection:
+        if self.store.why_unsafe(self.store.cache_dir, children=True) is not None:
+            # cache/ is (or holds) a symbolic link: SQLite would follow it, so the index lives
+            # in memory for this run (review and status report the link).
+            return self._memory()
         try:
             self.store.cache_dir.mkdir(parents=True, exist_ok=True)
             if not self.path.exists():

@@ -1,0 +1,168 @@
+"""The pull-request gate's rules for what a branch does to the memory besides adding facts
+(``memsite check``): pure, over what git and the compaction say.
+
+A branch may add entry files; everything else it does to what the memory says must be seen
+by a reviewer before it merges, so each is a problem:
+
+* a new file that is malformed, holds a secret, repeats a fact, forks one or may conflict
+  with one (the caller's ``added_problems``, over the review's findings);
+* an entry file edited in place, deleted, or turned into another kind of file (entry files
+  are never modified: a fact changes by a new entry that supersedes it);
+* a new fact dated in the future (it would win every contradiction, for ever);
+* a new keyed fact that overrides an active fact the branch did not add, without naming it
+  in ``supersedes`` (an amendment says what it replaces; a silent override does not);
+* a retire record for a fact the branch did not add (listed with the fact's text);
+* a change to the config is listed (``config_changes``), and fails only when a value would
+  carry markup (the caller's ``config_problems``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import datetime
+from typing import Any
+
+from memsite.core.compaction import Compaction
+from memsite.core.entry import Entry
+from memsite.core.markdown import public_text
+from memsite.core.records import Record
+from memsite.core.review import future_findings
+from memsite.core.schema import ACTIVE, OVERRIDDEN, SUPERSEDED
+from memsite.core.text import one_line
+
+Problem = dict[str, Any]
+_PREVIEW = 80
+_VERBS = {"M": "was edited in place", "D": "was deleted", "T": "was replaced by a link"}
+
+
+def problem(file: str, kind: str, message: str, ids: Iterable[str] = ()) -> Problem:
+    return {"file": file, "kind": kind, "message": message, "ids": list(ids)}
+
+
+def changed_file_problems(
+    changes: Iterable[tuple[str, str]], ids: Mapping[str, str]
+) -> list[Problem]:
+    """One problem per entry file the branch modified, deleted or retyped (``changes``:
+    git's status letter and the file's name; ``ids``: the id each name held, when known)."""
+    found = []
+    for status, name in changes:
+        verb = _VERBS.get(status)
+        if verb is None:
+            continue
+        what = f"{name} ({ids[name][:8]})" if name in ids else name
+        fix = (
+            "restore it and retire the fact instead (`memsite retire ID --reason ...`)"
+            if status == "D"
+            else "restore it and write a new fact that supersedes it (`memsite amend ID`)"
+        )
+        kind = {"M": "edited", "D": "deleted", "T": "retyped"}[status]
+        found.append(problem(name, kind, f"{what} {verb}: entry files are never changed; {fix}"))
+    return found
+
+
+def duplicate_problems(new: Iterable[Entry], result: Compaction) -> list[Problem]:
+    """New facts that say what a fact of their category (not one they supersede) says."""
+    saying: dict[tuple[str, str], list[Entry]] = {}
+    for other in result.entries:
+        if result.status[other.id] != SUPERSEDED:
+            saying.setdefault((other.category, other.normalized), []).append(other)
+    found = []
+    for entry in new:
+        same = [
+            other
+            for other in saying.get((entry.category, entry.normalized), [])
+            if other.id != entry.id and other.id not in entry.supersedes
+        ]
+        if same:
+            found.append(
+                problem(
+                    entry.filename,
+                    "duplicate",
+                    f"{entry.short_id} says what {same[0].short_id} says already in "
+                    f"{entry.category}: drop the new file",
+                    (entry.id, same[0].id),
+                )
+            )
+    return found
+
+
+def future_problems(new: Iterable[Entry], now: datetime) -> list[Problem]:
+    """The new facts dated in the future (beyond the clock skew review allows)."""
+    return [
+        problem(f.files[0], "future_timestamp", f.message, f.ids) for f in future_findings(new, now)
+    ]
+
+
+def override_problems(new: Iterable[Entry], result: Compaction, added: set[str]) -> list[Problem]:
+    """New keyed facts that override an active fact the branch did not add, without naming it
+    in ``supersedes``: the reviewer must see whose fact is replaced."""
+    found = []
+    for entry in new:
+        if not entry.key or result.status.get(entry.id) != ACTIVE:
+            continue
+        for other in result.entries:
+            if (
+                other.filename not in added
+                and result.status.get(other.id) == OVERRIDDEN
+                and result.winner.get(other.id) == entry.id
+                and other.id not in entry.supersedes
+            ):
+                found.append(
+                    problem(
+                        entry.filename,
+                        "overrides",
+                        f"{entry.short_id} (key {entry.key!r}) overrides {other.short_id}, an "
+                        f"active fact this branch did not add ({_preview(other)}): if it "
+                        f"replaces it, name it (`--supersedes {other.short_id}`), else drop "
+                        "the key",
+                        (entry.id, other.id),
+                    )
+                )
+    return found
+
+
+def retire_problems(
+    records: Iterable[Record], added: set[str], result: Compaction
+) -> list[Problem]:
+    """Retire records the branch adds for facts it did not add, each with the fact's text."""
+    found = []
+    for record in records:
+        if record.kind != "retire" or record.filename not in added:
+            continue
+        target = result.by_id.get(record.target)
+        if target is not None and target.filename in added:
+            continue
+        what = f"{target.short_id} ({_preview(target)})" if target else record.target[:8]
+        found.append(
+            problem(
+                record.filename,
+                "retires",
+                f"{record.filename} retires {what}, a fact this branch did not add: a "
+                "reviewer must agree to withdraw it",
+                (record.id, record.target),
+            )
+        )
+    return found
+
+
+def config_changes(before: Any, after: Any, prefix: str = "") -> list[str]:
+    """The settings a change of the config touches, as dotted paths (``site.site_name``),
+    in order: what a reviewer should read in the diff."""
+    if isinstance(before, dict) and isinstance(after, dict):
+        changed = []
+        for key in sorted(set(before) | set(after), key=str):
+            path = f"{prefix}{key}"
+            if key not in before:
+                changed.append(f"{path} (added)")
+            elif key not in after:
+                changed.append(f"{path} (removed)")
+            else:
+                changed += config_changes(before[key], after[key], f"{path}.")
+        return changed
+    return [] if before == after else [prefix.rstrip(".") or "(the whole file)"]
+
+
+def _preview(entry: Entry) -> str:
+    """The fact's text, redacted and on one line, shortened (check's output lands in CI logs)."""
+    text = one_line(public_text(entry))
+    return repr(text if len(text) <= _PREVIEW else text[: _PREVIEW - 1] + "…")
