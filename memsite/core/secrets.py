@@ -9,25 +9,24 @@ Two tiers, because importing detect-secrets costs ~150 ms and `memsite add` has 
   passwords) and a tuned entropy check (base64-like runs of 32+ characters mixing cases and
   digits with Shannon entropy ≥ 4.5; hex digests, UUIDs and SRI hashes stay ordinary text).
   It is imported only when the prefilter finds a candidate, or when ``full=True`` (review,
-  build).
+  build). ``core.detector`` drives it over a text in time linear in the text.
 
 No function here ever returns or formats a secret's value.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator, Mapping
-from functools import cache
 from typing import Any
 
+# (_KEYWORD_HINT, _library and slug are named here too, where tests and benchmarks look.)
+from memsite.core.detector import _KEYWORD_HINT as _KEYWORD_HINT
+from memsite.core.detector import _library as _library
+from memsite.core.detector import library_values
+from memsite.core.detector import slug as slug
 from memsite.core.prefilter import (
     SecretHit,
-    compiled,
-    credential_like,
-    entropy_runs,
     match_shape,
-    placeholder,
     prefilter,
     remembered,
     short_scans,
@@ -35,71 +34,6 @@ from memsite.core.prefilter import (
 )
 
 ALLOW_KEY = "allow_secret"
-
-# Library matches that are ordinary text: Artifactory's "AP<hex><8+ alnum>" password pattern
-# takes invoice and order numbers ("AP20240517001").
-_IGNORED_VALUE = r"AP[\dABCDEF][a-zA-Z0-9]{8,}"
-# Every pattern of detect-secrets' keyword detector holds a term of its denylist ("api_?key",
-# "db_?pass", "password", "pwd", "secret", "contraseña", ...), matched ignoring case, and each
-# term holds one of these: a line none of them matches (with the same case rule) is not
-# worth the detector's dozen slow patterns. tests/core/test_prefilter.py checks both
-# claims.
-_KEYWORD_HINT = r"(?i)key|pass|pwd|secret|contrase"
-_SKIPPED_PLUGINS = {
-    "KeywordDetector",  # run separately, in its assignment-aware mode
-    "Base64HighEntropyString",  # replaced by the tuned check below
-    "HexHighEntropyString",  # hex digests are ordinary facts ("sha256 9f86…")
-    "IPPublicDetector",  # an address is not a credential
-}
-
-
-def slug(secret_type: str) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", secret_type.lower()).strip("-")
-
-
-@cache
-def _library() -> tuple[list[Any], Any, Any]:
-    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-    from detect_secrets.plugins.keyword import KeywordDetector
-    from detect_secrets.util.code_snippet import get_code_snippet
-
-    classes: list[Any] = list(get_mapping_from_secret_type_to_class().values())
-    plugins = [cls() for cls in classes if cls.__name__ not in _SKIPPED_PLUGINS]
-    return plugins, KeywordDetector(), get_code_snippet
-
-
-def _library_values(text: str) -> Iterator[tuple[str, str]]:
-    """(kind, value) pairs detect-secrets finds in ``text``."""
-    plugins, keyword, snippet = _library()
-    for line in text.splitlines():
-        if not line.strip():
-            continue
-        for plugin in plugins:
-            for value in plugin.analyze_string(line):
-                # A credential holds no space, but some patterns run on to the end of the line
-                # (npm's .npmrc one); private-key values are armour markers, kept whole.
-                if plugin.secret_type != "Private Key" and value.split():
-                    value = value.split()[0]
-                if not placeholder(value) and not compiled(_IGNORED_VALUE).fullmatch(value):
-                    yield slug(plugin.secret_type), value
-        if compiled(_KEYWORD_HINT).search(line):  # else no pattern of the keyword detector matches
-            yield from _keyword_values(keyword, snippet, line)
-        for match in entropy_runs(line):
-            yield "high-entropy-string", match.group().rstrip("=")
-
-
-def _keyword_values(keyword: Any, snippet: Any, line: str) -> Iterator[tuple[str, str]]:
-    """The values detect-secrets' keyword detector finds in one line."""
-    context = snippet([line], 1)
-    for found in keyword.analyze_line(
-        filename="memsite.yaml", line=line, line_number=1, context=context
-    ):
-        # In its config mode the detector takes the rest of the line ("see 1Password
-        # (vault …)"): the first word is the value.
-        words = (found.secret_value or "").split()
-        value = words[0].strip("\"'`,;") if words else ""
-        if credential_like(value):
-            yield "secret-keyword", value
 
 
 def scan(text: str, *, full: bool = False) -> list[SecretHit]:
@@ -114,14 +48,7 @@ def scan(text: str, *, full: bool = False) -> list[SecretHit]:
 
 
 def _scan(text: str) -> tuple[SecretHit, ...]:
-    spans = [*match_shape(text), *url_credentials(text)]
-    for kind, value in _library_values(text):
-        if len(value) < 4:
-            continue
-        # A URL password is replaced where it stands (before "@"), not wherever the word occurs.
-        pattern = re.escape(value) + ("(?=@)" if kind == "basic-auth-credentials" else "")
-        for m in re.finditer(pattern, text):
-            spans.append(SecretHit(kind, m.start(), m.end()))
+    spans = [*match_shape(text), *url_credentials(text), *_located(text, library_values(text))]
     # Longest first at each position; drop what an earlier span already covers.
     spans.sort(key=lambda h: (h.start, -h.end))
     merged: list[SecretHit] = []
@@ -133,6 +60,48 @@ def _scan(text: str) -> tuple[SecretHit, ...]:
             continue
         merged.append(hit)
     return tuple(merged)
+
+
+# A value the library finds is redacted wherever it occurs in the text, each distinct value
+# looked for once over the whole text while that costs SEARCH_BUDGET characters in all (a
+# found place counting as _PLACE_COST characters): ordinary texts never come near it. A text
+# holding more distinct suspected secrets than that buys has each of the rest redacted where
+# it was found (its line or window), so that the work stays linear in the text.
+SEARCH_BUDGET = 1 << 26
+_PLACE_COST = 256
+
+
+def _located(text: str, found: Iterable[tuple[str, str, int, int]]) -> Iterator[SecretHit]:
+    """The places of the values ``found`` (kind, value, where it was found) in ``text``."""
+    values: dict[tuple[str, bool], tuple[str, list[tuple[int, int]]]] = {}
+    for kind, value, start, end in found:
+        if len(value) < 4:
+            continue
+        # A URL password is replaced where it stands (before "@"), not wherever the word occurs.
+        _, regions = values.setdefault((value, kind == "basic-auth-credentials"), (kind, []))
+        if not regions or regions[-1] != (start, end):
+            regions.append((start, end))
+    budget = SEARCH_BUDGET
+    for (value, before_at), (kind, regions) in values.items():
+        if budget >= len(text):
+            budget -= len(text)
+            regions = [(0, len(text))]
+        for start, end in regions:
+            for at in _occurrences(text, value, before_at, start, end):
+                budget -= _PLACE_COST
+                yield SecretHit(kind, at, at + len(value))
+
+
+def _occurrences(text: str, value: str, before_at: bool, start: int, end: int) -> Iterator[int]:
+    """Where ``value`` starts in ``text[start:end]``, as ``re.finditer`` of its escaped form
+    (with ``(?=@)`` if ``before_at``) finds it."""
+    at = text.find(value, start, end)
+    while at >= 0:
+        if before_at and not text.startswith("@", at + len(value)):
+            at = text.find(value, at + 1, end)
+            continue
+        yield at
+        at = text.find(value, at + len(value), end)
 
 
 def redact(text: str, hits: list[SecretHit] | None = None, *, full: bool = False) -> str:

@@ -208,6 +208,18 @@ def test_log_refuses_a_secret(runner: Invoke, store_root: Path, secret: FakeSecr
     assert not list(store_root.glob("daily/*"))
 
 
+@pytest.mark.parametrize("fact", ["The staging DB pwd: s3cr3tValue!", "contraseña: s3cr3tValue!"])
+def test_add_refuses_what_review_would_report(runner: Invoke, store_root: Path, fact: str) -> None:
+    # The full scan's keyword detector knows "pwd" and "contraseña"; the prefilter once did
+    # not, and the fact was written (then reported by `review`).
+    assert scan(fact, full=True)
+    result = runner("add", fact, "-c", "operations", "--json")
+    assert result.exit_code == 1
+    assert_one_line_error_naming_a_kind(result.stderr)
+    assert_absent("s3cr3tValue!", result.stdout, result.stderr)
+    assert entry_files(store_root) == []
+
+
 def test_amend_refuses_a_secret(runner: Invoke, store_root: Path) -> None:
     secret = FAKE_SECRETS[0]
     first = runner("add", ORDINARY_FACT, "-c", "operations", "--json")
