@@ -19,11 +19,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
-# (_KEYWORD_HINT, _library and slug are named here too, where tests and benchmarks look.)
-from memsite.core.detector import _KEYWORD_HINT as _KEYWORD_HINT
-from memsite.core.detector import _library as _library
-from memsite.core.detector import library_values
-from memsite.core.detector import slug as slug
 from memsite.core.prefilter import (
     SecretHit,
     match_shape,
@@ -48,6 +43,10 @@ def scan(text: str, *, full: bool = False) -> list[SecretHit]:
 
 
 def _scan(text: str) -> tuple[SecretHit, ...]:
+    # Only when a text holds a candidate (the detector and detect-secrets cost ~2 ms to
+    # import, on the path of every search and list).
+    from memsite.core.detector import library_values
+
     spans = [*match_shape(text), *url_credentials(text), *_located(text, library_values(text))]
     # Longest first at each position; drop what an earlier span already covers.
     spans.sort(key=lambda h: (h.start, -h.end))

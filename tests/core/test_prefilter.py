@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from memsite.core import detector, secrets
 from memsite.core import prefilter as patterns
-from memsite.core import secrets
 from memsite.core.prefilter import (
     _ASSIGNMENT,
     _KEYWORDS,
@@ -187,7 +187,7 @@ def _keyword_patterns() -> list[re.Pattern[str]]:
 def test_every_keyword_pattern_needs_a_denylist_term_the_hint_finds() -> None:
     from detect_secrets.plugins import keyword
 
-    hint = re.compile(secrets._KEYWORD_HINT)
+    hint = re.compile(detector._KEYWORD_HINT)
     patterns = _keyword_patterns()
     assert len(patterns) >= 8
     for pattern in patterns:
@@ -207,12 +207,12 @@ _LINE_PIECES = st.sampled_from(
 @settings(max_examples=400, deadline=None)
 @given(st.lists(_LINE_PIECES, max_size=12).map("".join))
 def test_a_line_without_the_hint_gives_the_keyword_detector_nothing(line: str) -> None:
-    _, keyword, snippet = secrets._library()
+    _, keyword, snippet = detector._library()
     context = snippet([line], 1)
     found = list(
         keyword.analyze_line(filename="memsite.yaml", line=line, line_number=1, context=context)
     )
-    if not re.search(secrets._KEYWORD_HINT, line):
+    if not re.search(detector._KEYWORD_HINT, line):
         assert found == []
 
 

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
+from memsite.core import detector
 from memsite.core import prefilter as prefilter_patterns
-from memsite.core import secrets
 from memsite.core.secrets import prefilter, redact, scan
 from memsite.core.text import NAME_RE
 from tests.conftest import Invoke, make_entry, write_raw
@@ -58,7 +58,7 @@ def assert_present(value: str, output: str) -> None:
 def known_kinds() -> set[str]:
     from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
 
-    kinds = {secrets.slug(name) for name in get_mapping_from_secret_type_to_class()}
+    kinds = {detector.slug(name) for name in get_mapping_from_secret_type_to_class()}
     kinds |= {kind for kind, _, _ in prefilter_patterns._SHAPES}
     return kinds | {"secret-keyword", "high-entropy-string"}
 
