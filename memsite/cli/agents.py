@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from memsite.cli.kit import emit_json, get_memory, json_option, out
+from memsite.cli.kit import emit_json, get_memory, json_option, out, warn
 
 if TYPE_CHECKING:
     from memsite.memory import Memory
@@ -26,7 +27,7 @@ RUNNER_HELP = (
 )
 
 
-def _wiring(memory: Memory) -> Wiring:
+def _wiring(memory: Memory, program: tuple[str, ...] = ("memsite",)) -> Wiring:
     from memsite.runners.base import Wiring
 
     store = memory.store
@@ -35,13 +36,21 @@ def _wiring(memory: Memory) -> Wiring:
         store_rel=store.root.relative_to(store.project_root).as_posix(),
         categories=tuple(memory.config.categories),
         auto_flush=memory.config.auto_flush,
+        program=program,
     )
 
 
 def _report(
-    wiring: Wiring, plan: Plan, runners: list[Runner], dry_run: bool, as_json: bool
+    wiring: Wiring,
+    plan: Plan,
+    runners: list[Runner],
+    dry_run: bool,
+    as_json: bool,
+    warnings: tuple[str, ...] = (),
 ) -> None:
     names = [r.name for r in runners]
+    for message in warnings:
+        warn(message)
     if as_json:
         answer: dict[str, Any] = {
             "root": str(wiring.root),
@@ -50,6 +59,8 @@ def _report(
             "written": plan.written,
             "removed": plan.removed,
             "unchanged": plan.unchanged,
+            "program": list(wiring.program),
+            "warnings": list(warnings),
         }
         emit_json(answer)
         return
@@ -57,6 +68,8 @@ def _report(
         out(f"{'Would write' if dry_run else 'Wrote'} {rel}")
     for rel in plan.removed:
         out(f"{'Would remove' if dry_run else 'Removed'} {rel}")
+    if wiring.program != ("memsite",) and plan.written:
+        out(f"{'Would start' if dry_run else 'Runners start'} memsite as {wiring.shell_program}")
     if not plan.changes:
         out(f"Nothing to change for {', '.join(names)} in {wiring.root}.")
     for runner in runners:
@@ -67,19 +80,34 @@ def _report(
 @agents.command()
 @click.option("--runner", "runner_opts", multiple=True, metavar="NAME", help=RUNNER_HELP)
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
+@click.option(
+    "--absolute",
+    is_flag=True,
+    help="Write the full path of this memsite into the runners' server and hook commands, "
+    "for runners started where `memsite` is not on the PATH (e.g. its virtualenv not active).",
+)
 @json_option
 @click.pass_context
-def install(ctx: click.Context, runner_opts: tuple[str, ...], dry_run: bool, as_json: bool) -> None:
-    """Register the MCP server, add memory instructions and Claude Code hooks. Idempotent."""
+def install(
+    ctx: click.Context, runner_opts: tuple[str, ...], dry_run: bool, absolute: bool, as_json: bool
+) -> None:
+    """Register the MCP server, add memory instructions and session hooks. Idempotent.
+
+    Warns when the PATH runners see (this one without an active virtualenv) does not find
+    this memsite as `memsite`; --absolute then writes its full path instead.
+    """
     from memsite.runners import parse_runners
     from memsite.runners.plan import apply, detect_runners, plan_install
+    from memsite.runners.program import path_problem, running_program
 
-    wiring = _wiring(get_memory(ctx))
+    memory = get_memory(ctx)
+    wiring = _wiring(memory, running_program()) if absolute else _wiring(memory)
     runners = parse_runners(runner_opts) if runner_opts else detect_runners(wiring.root)
     plan = plan_install(wiring, runners)
     if not dry_run:
         apply(wiring, plan)
-    _report(wiring, plan, runners, dry_run, as_json)
+    problem = None if absolute else path_problem(os.environ)
+    _report(wiring, plan, runners, dry_run, as_json, (problem,) if problem else ())
 
 
 @agents.command()

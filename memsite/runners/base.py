@@ -7,8 +7,19 @@ built-in modules, and third-party runners register the same way (see its docstri
 
 from __future__ import annotations
 
+import shlex
 from dataclasses import dataclass
 from typing import Any, Protocol
+
+# How a hook command written by install starts memsite: `memsite`, the full path of a console
+# script (`--absolute`; shell-quoted when it holds spaces), or `PYTHON -m memsite`. Uninstall
+# recognises memsite's hooks by it, whichever form install wrote.
+PROGRAM_PATTERN = (
+    r"(?:memsite"
+    r"|[^\s']*[/\\]memsite(?:\.exe)?"
+    r"|'[^']*[/\\]memsite(?:\.exe)?'"
+    r"|(?:[^\s']+|'[^']*') -m memsite)"
+)
 
 
 @dataclass(frozen=True)
@@ -19,6 +30,12 @@ class Wiring:
     store_rel: str
     categories: tuple[str, ...]
     auto_flush: bool
+    program: tuple[str, ...] = ("memsite",)  # what starts memsite (--absolute: a full path)
+
+    @property
+    def shell_program(self) -> str:
+        """The program as the start of a shell command line (hooks run through a shell)."""
+        return shlex.join(self.program)
 
     @property
     def manifest_rel(self) -> str:

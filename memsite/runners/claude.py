@@ -23,7 +23,7 @@ from typing import Any
 
 from memsite.errors import StorageError
 from memsite.files import write_atomic
-from memsite.runners.base import Runner, Wiring
+from memsite.runners.base import PROGRAM_PATTERN, Runner, Wiring
 from memsite.runners.targets import HookTable, JsonHooks, JsonServer, MarkdownBlock
 
 HOOK_CONTEXT_MAX = 9_000
@@ -49,13 +49,15 @@ PRE_COMPACT_MESSAGE = (
     "memory yet survive only in the summary; ask the agent to record them (memory_write or "
     "`memsite add`)."
 )
-_OUR_HOOK_RE = re.compile(r"^memsite\b.*\s(context --format claude-hook|agents hook [a-z-]+)$")
+_OUR_HOOK_RE = re.compile(
+    rf"^{PROGRAM_PATTERN}\s(?:.*\s)?(context --format claude-hook|agents hook [a-z-]+)$"
+)
 
 
 def hook_commands(wiring: Wiring) -> HookTable:
     """Event name → (matcher, command line) of memsite's Claude Code hooks."""
     store = '"${CLAUDE_PROJECT_DIR:-.}"/' + shlex.quote(wiring.store_rel)
-    base = f"memsite --store {store}"
+    base = f"{wiring.shell_program} --store {store}"
     commands: HookTable = {
         "SessionStart": (SESSION_MATCHER, f"{base} context --format claude-hook"),
     }
@@ -78,6 +80,8 @@ RUNNER = Runner(
         MarkdownBlock("CLAUDE.md"),
         JsonHooks(".claude/settings.json", hook_commands, EVENTS, is_ours),
     ),
+    note="Claude Code asks you to approve a project's .mcp.json servers the first time it opens "
+    "the project; until you approve memsite, /mcp lists it as pending approval.",
 )
 
 

@@ -20,10 +20,10 @@ import re
 import shlex
 from typing import Any
 
-from memsite.runners.base import Wiring
+from memsite.runners.base import PROGRAM_PATTERN, Wiring
 
 FORMATS = ("claude-hook", "codex-hook", "gemini-hook", "copilot-hook", "cursor-hook")
-_CONTEXT_HOOK_RE = re.compile(r"^memsite\b.*\scontext --format [a-z]+-hook$")
+_CONTEXT_HOOK_RE = re.compile(rf"^{PROGRAM_PATTERN}\s(?:.*\s)?context --format [a-z]+-hook$")
 DEFAULT_STORES = (".memsite", ".lean-spec/memory")
 
 
@@ -31,8 +31,8 @@ def context_command(wiring: Wiring, fmt: str) -> str:
     """`memsite context --format FMT`, with --store when the store is not where memsite looks
     by itself (runners start hooks in the project folder or below it)."""
     if wiring.store_rel in DEFAULT_STORES:
-        return f"memsite context --format {fmt}"
-    return f"memsite --store {shlex.quote(wiring.store_rel)} context --format {fmt}"
+        return f"{wiring.shell_program} context --format {fmt}"
+    return f"{wiring.shell_program} --store {shlex.quote(wiring.store_rel)} context --format {fmt}"
 
 
 def is_context_hook(command: str) -> bool:

@@ -102,9 +102,9 @@ class TomlServer:
     rel: str
 
     def install(self, wiring: Wiring, before: str | None, record: dict[str, Any]) -> str:
-        args = server_args(wiring, editor=False)
-        block = (
-            f'{TOML_BEGIN}{TOML_NOTE}\n[mcp_servers.memsite]\ncommand = "memsite"\n'
+        command, *args = [*wiring.program, *server_args(wiring, editor=False)]
+        block = (  # a JSON string is a TOML basic string too
+            f"{TOML_BEGIN}{TOML_NOTE}\n[mcp_servers.memsite]\ncommand = {json.dumps(command)}\n"
             f"args = {json.dumps(args)}\n{TOML_END}"
         )
         outside = before or ""
@@ -185,7 +185,8 @@ class JsonServer(_JsonTarget):
 
     def add(self, wiring: Wiring, obj: dict[str, Any]) -> list[list[str]]:
         entry: dict[str, Any] = {"type": "stdio"} if self.typed else {}
-        entry |= {"command": "memsite", "args": server_args(wiring, self.editor)}
+        command, *args = [*wiring.program, *server_args(wiring, self.editor)]
+        entry |= {"command": command, "args": args}
         return edits.add_server(obj, self.rel, self.container, entry)
 
     def remove(self, obj: dict[str, Any], containers: list[list[str]] | None) -> None:

@@ -173,3 +173,35 @@ def test_hooks_merge_into_the_users_own_and_leave_them_on_uninstall(
     ]
     assert runner("agents", "uninstall").exit_code == 0
     assert snapshot(root) == before
+
+
+PROGRAMS = [
+    ("memsite",),
+    ("/opt/my tools/bin/memsite",),  # shell-quoted: it holds a space
+    ("/usr/bin/python3", "-m", "memsite"),
+    ("C:\\Tools\\memsite.exe",),
+]
+
+
+@pytest.mark.parametrize("program", PROGRAMS)
+def test_hooks_written_with_any_program_are_recognised_as_memsites(
+    program: tuple[str, ...],
+) -> None:
+    from memsite.runners.base import Wiring
+    from memsite.runners.claude import hook_commands, is_ours
+
+    wiring = Wiring(Path("/r"), ".memsite", ("conventions",), auto_flush=True, program=program)
+    commands = [command for _, command in hook_commands(wiring).values()]
+    assert len(commands) == 3 and all(is_ours(c) for c in commands), commands
+    assert not is_ours("notmemsite --store x context --format claude-hook")
+    assert not is_ours("echo memsite --store x agents hook stop")
+
+
+def test_install_tells_about_claude_codes_approval_of_project_servers(
+    store_root: Path, runner: Invoke
+) -> None:
+    first = runner("agents", "install", "--runner", "claude")
+    assert first.exit_code == 0, first.stderr
+    assert "approve" in first.stdout and "pending approval" in first.stdout
+    again = runner("agents", "install", "--runner", "claude")  # nothing written: no note
+    assert again.exit_code == 0 and "pending approval" not in again.stdout

@@ -45,3 +45,19 @@ def test_the_cli_offers_every_runners_hook_format() -> None:
     from memsite.runners.hooks import FORMATS
 
     assert HOOK_FORMATS == FORMATS
+
+
+@pytest.mark.parametrize(
+    "program", [("memsite",), ("/a b/bin/memsite",), ("/venv/bin/python", "-m", "memsite")]
+)
+@pytest.mark.parametrize("store_rel", [".memsite", "docs/memory"])
+def test_context_hooks_with_any_program_are_recognised(
+    program: tuple[str, ...], store_rel: str
+) -> None:
+    from memsite.runners.base import Wiring
+    from memsite.runners.hooks import context_command, is_context_hook
+
+    wiring = Wiring(Path("/r"), store_rel, ("conventions",), auto_flush=False, program=program)
+    command = context_command(wiring, "cursor-hook")
+    assert command.startswith(wiring.shell_program + " ") and is_context_hook(command)
+    assert not is_context_hook("./memsite-wrapper context --format cursor-hook")

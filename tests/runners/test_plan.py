@@ -237,3 +237,24 @@ def test_a_non_default_store_location_is_passed_explicitly(tmp_path: Path, runne
     settings = (root / ".claude" / "settings.json").read_text(encoding="utf-8")
     assert '\\"${CLAUDE_PROJECT_DIR:-.}\\"/memory context' in settings
     assert "memory/index.md" in (root / "AGENTS.md").read_text(encoding="utf-8")
+
+
+def test_absolute_and_plain_installs_replace_each_other_and_uninstall_restores_bytes(
+    repo: Path, runner: Invoke
+) -> None:
+    from memsite.runners.program import running_program
+
+    before = snapshot(repo)
+    absolute = runner("agents", "install", "--absolute", "--json")
+    assert absolute.exit_code == 0, absolute.stderr
+    assert absolute.json()["warnings"] == []
+    servers = json.loads((repo / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]
+    assert servers["memsite"]["command"] == running_program()[0]
+    plain = runner("agents", "install")  # back to `memsite`: the same hooks, not a second set
+    assert plain.exit_code == 0, plain.stderr
+    settings = json.loads((repo / ".claude" / "settings.json").read_text(encoding="utf-8"))
+    ours = [h["command"] for g in settings["hooks"]["SessionStart"] for h in g["hooks"]]
+    assert ours == ["cat TODO.md", ours[1]] and ours[1].startswith("memsite ")
+    assert runner("agents", "install", "--absolute").exit_code == 0
+    assert runner("agents", "uninstall").exit_code == 0
+    assert snapshot(repo) == before

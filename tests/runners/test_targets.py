@@ -35,3 +35,26 @@ def test_instruction_block_documents_the_workflow_compaction_and_branches() -> N
     # It is read at every session start, in every runner: keep it within its budget.
     real = max(len(bpe_openai.get_encoding(n).encode(block)) for n in ("cl100k_base", "o200k_base"))
     assert real <= 450 and estimate_tokens(block) <= 700, (real, estimate_tokens(block))
+
+
+def test_servers_start_the_program_the_wiring_names() -> None:
+    import json
+    import tomllib
+    from pathlib import Path
+
+    from memsite.runners.base import Wiring
+    from memsite.runners.targets import JsonServer, TomlServer
+
+    program = ("/opt/py 3/bin/python", "-m", "memsite")
+    wiring = Wiring(Path("/r"), ".memsite", ("conventions",), auto_flush=False, program=program)
+    entry = json.loads(JsonServer(".mcp.json", "mcpServers").install(wiring, None, {}))
+    assert entry["mcpServers"]["memsite"] == {
+        "type": "stdio",
+        "command": "/opt/py 3/bin/python",
+        "args": ["-m", "memsite", "mcp"],
+    }
+    toml = tomllib.loads(TomlServer(".codex/config.toml").install(wiring, None, {}))
+    assert toml["mcp_servers"]["memsite"] == {
+        "command": "/opt/py 3/bin/python",
+        "args": ["-m", "memsite", "mcp"],
+    }
