@@ -36,7 +36,7 @@ IMPORT_MAX = 16 << 20  # as for a file: memsite's read limit for a text file
     "--agent",
     envvar="MEMSITE_AGENT",
     help="Who imports (default $MEMSITE_AGENT): facts of anyone else that the import "
-    "supersedes or overrides need --force.",
+    "supersedes, overrides or retires need --force.",
 )
 @click.option(
     "--force", is_flag=True, help="Import even though it replaces facts of other authors."
@@ -68,8 +68,10 @@ def import_(
                 f"{gone['by'][:8]} {gone['how']} it"
             )
         verb = "Would write" if dry_run else "Wrote"
+        records = [r for r in answer["records"] if r["status"] != "exists"]
+        also = f" and {len(records)} records" if records else ""
         out(
-            f"{verb} {answer['written']} facts from {path}; "
+            f"{verb} {answer['written']} facts{also} from {path}; "
             f"{answer['existing']} were in the memory already"
         )
     if answer["problems"]:
@@ -83,10 +85,17 @@ def import_(
     type=click.Choice(["jsonl", "markdown"]),
     default="jsonl",
     show_default=True,
-    help="jsonl: one entry object per line (round-trips through import); markdown: one file "
-    "per fact with YAML front matter, in a folder.",
+    help="jsonl: one entry object per line, with --all then one line per verify, retire or "
+    "relate record (round-trips through import); markdown: one file per fact with YAML front "
+    "matter (its status), in a folder, never the records.",
 )
-@click.option("--all", "include_all", is_flag=True, help="Every entry, not only active ones.")
+@click.option(
+    "--all",
+    "include_all",
+    is_flag=True,
+    help="Every entry and (jsonl) every record. Without it: active facts only, no records (no "
+    "superseded, retired or overridden fact, no verification or link).",
+)
 @click.option(
     "-o",
     "--output",
@@ -99,7 +108,9 @@ def import_(
 def export(
     ctx: click.Context, fmt: str, include_all: bool, output: Path | None, as_json: bool
 ) -> None:
-    """Write the memory out, byte for byte the same for the same store."""
+    """Write the memory out, byte for byte the same for the same store. `export --all` (jsonl)
+    into `import --from jsonl` of an empty store gives the same memory: the same statuses,
+    verifications, retirements and links."""
     answer = get_memory(ctx).export(fmt, include_all=include_all, output=output)
     if "text" in answer and not as_json:
         click.echo(answer["text"], nl=False)
@@ -107,7 +118,8 @@ def export(
         emit_json(answer)
     else:
         # On stderr: the output may be standard output itself (-o /dev/stdout, a FIFO).
-        out(f"Exported {answer['entries']} entries to {answer['path']}", err=True)
+        records = f" and {answer['records']} records" if answer.get("records") else ""
+        out(f"Exported {answer['entries']} entries{records} to {answer['path']}", err=True)
 
 
 COMMANDS: list[click.Command] = [import_, export]

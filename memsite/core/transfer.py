@@ -13,7 +13,9 @@ Sources read:
   with both entities.
 * ``jsonl``: memsite's own export, one entry object per line, taken as it is (ids and times
   kept), so that export and import round-trip losslessly. What such entries would replace of
-  other authors' facts is found by :func:`displaced`.
+  other authors' facts is found by :func:`displaced`. ``export --all`` adds the records
+  (verify, retire, relate: objects with a ``record`` key) after the entries, as they are on
+  disk: without them an import would bring a retired fact back and lose every link.
 
 A Markdown export keeps a manifest in its folder (:data:`MANIFEST`: the name and SHA-256 of
 each file it wrote), so that a later export removes only its own files, unchanged.
@@ -28,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from memsite.core.entry import Entry, format_created
+from memsite.core.records import RETIRE, Record
 from memsite.core.text import as_name, one_line
 
 SOURCES = ("agents-md", "mcp-memory", "jsonl")
@@ -69,6 +72,8 @@ class Fact:
 class Parsed:
     facts: list[Fact] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
+    # (where, object) of each record line of a jsonl export, checked when it is written
+    records: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
 
 
 def heading_category(heading: str, categories: Sequence[str]) -> str | None:
@@ -227,9 +232,12 @@ def _relation_fact(item: Mapping[str, Any], where: str, category: str) -> Fact |
 
 
 def parse_jsonl(text: str, name: str) -> Parsed:
-    """Entry objects from memsite's JSONL export (checked when they are written)."""
+    """Entry and record objects from memsite's JSONL export (checked when they are written)."""
     found = Parsed()
     for where, obj in _json_lines(text, name, found.problems):
+        if isinstance(obj, dict) and "record" in obj:
+            found.records.append((where, obj))
+            continue
         if not isinstance(obj, dict) or not isinstance(obj.get("content"), str):
             found.problems.append(f"{where}: not an entry object; skipped")
             continue
@@ -246,6 +254,12 @@ def parse_jsonl(text: str, name: str) -> Parsed:
 def export_order(entries: Iterable[Entry]) -> list[Entry]:
     """Oldest first, then by id: the order facts were written in, stable across runs."""
     return sorted(entries, key=lambda e: (e.created, e.id, e.filename))
+
+
+def record_order(records: Iterable[Record]) -> list[Record]:
+    """Oldest first, then by id: as for entries, so the same records give the same lines
+    whatever their files are called."""
+    return sorted(records, key=lambda r: (r.created, r.id, r.filename))
 
 
 def jsonl_line(obj: Mapping[str, Any]) -> str:
@@ -319,10 +333,11 @@ def manifest_files(text: str) -> dict[str, str]:
 @dataclass(frozen=True)
 class Displaced:
     """A held fact of another author that an imported entry would replace (``how``:
-    ``supersedes`` when the entry names it, ``overrides`` when it wins on the same key)."""
+    ``supersedes`` when the entry names it, ``overrides`` when it wins on the same key), or
+    that an imported retire record would withdraw (``retires``)."""
 
     held: Entry
-    by: Entry
+    by: Entry | Record
     how: str
 
     def shown(self) -> dict[str, Any]:
@@ -336,14 +351,18 @@ class Displaced:
 
 
 def displaced(
-    held: Iterable[Entry], incoming: Iterable[Entry], author: str | None
+    held: Iterable[Entry],
+    incoming: Iterable[Entry],
+    author: str | None,
+    retiring: Iterable[Record] = (),
 ) -> list[Displaced]:
     """The facts of ``held`` (the memory's active facts) of other authors that ``incoming``
     (the entries an import would write) would supersede or override.
 
     The rule: an incoming entry replaces a held fact when its ``supersedes`` names the fact's
     id, or when both have the same category and key and the incoming entry comes first in
-    compaction's order (newer, then higher confidence, then greater id: it would win). A fact
+    compaction's order (newer, then higher confidence, then greater id: it would win); an
+    incoming retire record (``retiring``) withdraws the held fact it targets. A fact
     is another author's unless its ``agent`` equals ``author``, the name of whoever runs the
     import: a fact with no agent, or an import with no name, counts as another's. The file's
     own claims of authorship are never asked (the file is what is being checked).
@@ -363,4 +382,7 @@ def displaced(
         for fact in rivals:
             if fact.id not in found and entry.order_key > fact.order_key:
                 found[fact.id] = Displaced(fact, entry, "overrides")
+    for record in retiring:
+        if record.kind == RETIRE and record.target in by_id and record.target not in found:
+            found[record.target] = Displaced(by_id[record.target], record, "retires")
     return sorted(found.values(), key=lambda d: d.held.order_key, reverse=True)

@@ -2,11 +2,14 @@
 Markdown bundle. Parsing and formats are pure (``core.transfer``); this module reads and writes.
 
 Imports are idempotent: a fact whose text its category already holds (in any status) and an
-entry whose id the store already holds are left out, so a second run writes nothing. Every
-fact passes the secret check; one that fails is refused and reported, the others still go in.
+entry or record whose id the store already holds are left out, so a second run writes nothing.
+A record (``export --all`` writes them after the entries) is written as `memsite retire`,
+`verify` and `relate` write one, once the facts it names are in the store; one naming a fact
+the store does not hold is reported and skipped. Every fact and record passes the secret
+check; one that fails is refused and reported, the others still go in.
 Only the person running the import can let a suspected secret in (``allow_secret``): an
-``allow_secret`` key in the file is dropped. An import that would supersede or override facts
-of other authors (``core.transfer.displaced`` states the rule) is refused unless ``force``.
+``allow_secret`` key in the file is dropped. An import that would supersede, override or retire
+facts of other authors (``core.transfer.displaced`` states the rule) is refused unless ``force``.
 Only regular files are read (or standard input, handed over as ``text``): never a FIFO or a
 device, which could be read forever.
 
@@ -25,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 from memsite.core import transfer as formats
 from memsite.core.entry import check_value, entry_from_object
-from memsite.core.secrets import ALLOW_KEY, refusal
+from memsite.core.records import RETIRE, Record, record_from_object
+from memsite.core.secrets import ALLOW_KEY, redact_object, refusal
 from memsite.core.text import normalize, split_names
 from memsite.errors import (
     InvalidEntryFileError,
@@ -107,6 +111,7 @@ def _parse(
             part = formats.parse_jsonl(content, name)
         parsed.facts += part.facts
         parsed.problems += part.problems
+        parsed.records += part.records
     return parsed
 
 
@@ -124,12 +129,12 @@ def import_facts(
 ) -> dict[str, Any]:
     """Write the facts of ``path`` (read as ``source``; ``-``: ``text``, standard input's)
     that the memory does not hold yet. ``agent`` names whoever runs the import: the facts of
-    anyone else that it would supersede or override are listed (``displaced``), and the
+    anyone else that it would supersede, override or retire are listed (``displaced``), and the
     import is refused unless ``force`` (or ``dry_run``, which writes nothing)."""
     if source not in formats.SOURCES:
         raise InvalidInputError(f"unknown source {source!r}: use {', '.join(formats.SOURCES)}")
     parsed = _parse(memory, path, source, category, text)
-    replaced = _displaced(memory, parsed.facts, agent)
+    replaced = _displaced(memory, parsed, agent)
     if replaced and not (force or dry_run):
         raise InvalidInputError(_displacing(path, replaced))
     facts: list[dict[str, Any]] = []
@@ -150,6 +155,8 @@ def import_facts(
         facts.append(
             {"where": fact.where, "status": status, "id": entry_id, "category": fact.category}
         )
+    held = {f["id"] for f in facts if f["id"] is not None}
+    records = _import_records(memory, parsed.records, held, dry_run, allow_secret, problems)
     counts = {s: sum(f["status"] == s for f in facts) for s in ("written", "would write", "exists")}
     return {
         "source": source,
@@ -157,6 +164,7 @@ def import_facts(
         "written": counts["written"] + counts["would write"],
         "existing": counts["exists"],
         "facts": facts,
+        "records": records,
         "problems": problems,
         "displaced": [d.shown() for d in replaced],
         "notes": _allow_notes(parsed.facts),
@@ -175,13 +183,15 @@ def _allow_notes(facts: Iterable[formats.Fact]) -> list[str]:
 
 
 def _displaced(
-    memory: Memory, facts: Iterable[formats.Fact], author: str | None
+    memory: Memory, parsed: formats.Parsed, author: str | None
 ) -> list[formats.Displaced]:
-    """The held facts of other authors that the entries of ``facts`` would replace (only
-    entries with ``supersedes`` or a key can; invalid ones are reported when written)."""
+    """The held facts of other authors that the entries of ``parsed`` would replace (only
+    entries with ``supersedes`` or a key can) or its retire records withdraw (invalid ones
+    are reported when written)."""
     index = memory.index()
+    retiring = [r for r in _records(parsed.records) if r.kind == RETIRE]
     incoming = []
-    for fact in facts:
+    for fact in parsed.facts:
         if fact.obj is None or not (fact.obj.get("supersedes") or fact.obj.get("key")):
             continue
         try:
@@ -190,16 +200,26 @@ def _displaced(
             continue
         if entry.category in memory.config.categories and not index.entries.has_id(entry.id):
             incoming.append(entry)
-    if not incoming:
+    if not (incoming or retiring):
         return []
-    return formats.displaced(memory.state().result.active(), incoming, author)
+    return formats.displaced(memory.state().result.active(), incoming, author, retiring)
+
+
+def _records(found: Iterable[tuple[str, dict[str, Any]]]) -> Iterator[Record]:
+    """The valid records of ``found`` (the others are reported when written)."""
+    for _, obj in found:
+        try:
+            yield record_from_object(obj)
+        except InvalidEntryFileError:
+            continue
 
 
 def _displacing(path: Path, replaced: list[formats.Displaced]) -> str:
     ids = ", ".join(d.held.short_id for d in replaced[:3]) + (", ..." if len(replaced) > 3 else "")
     count = f"{len(replaced)} fact{'s' if len(replaced) > 1 else ''}"
     return (
-        f"{path} would supersede or override {count} of other authors ({ids}): list them with "
+        f"{path} would supersede or override (or retire) {count} of other authors ({ids}): "
+        "list them with "
         "--dry-run, then pass --force to import anyway"
     )
 
@@ -269,6 +289,61 @@ def _import_entry(
     return ("written" if done is not None else "exists"), entry.id
 
 
+def _import_records(
+    memory: Memory,
+    found: Iterable[tuple[str, dict[str, Any]]],
+    held: set[str],
+    dry_run: bool,
+    allow_secret: bool,
+    problems: list[str],
+) -> list[dict[str, Any]]:
+    """Write the records of a jsonl export (after its entries: ``held`` are the ids this
+    import wrote, would write or found), each reported in ``problems`` when it cannot go in."""
+    done = []
+    for where, obj in found:
+        try:
+            status, record = _import_record(memory, obj, held, dry_run, allow_secret)
+        except MemsiteError as exc:
+            hint = SECRET_HINT if isinstance(exc, SecretFoundError) else ""
+            problems.append(f"{where}: {exc}{hint}")
+            continue
+        done.append({"where": where, "status": status, "id": record, "kind": obj["record"]})
+    return done
+
+
+def _import_record(
+    memory: Memory, obj: dict[str, Any], held: set[str], dry_run: bool, allow_secret: bool
+) -> tuple[str, str]:
+    """One exported record object, written as it is (its id, time and keys kept) but for the
+    file's own ``allow_secret``, when the facts it names are in the store."""
+    try:
+        check_value(obj)
+        record = record_from_object(obj)
+    except InvalidEntryFileError as exc:
+        raise InvalidInputError(f"not a valid record ({exc})") from None
+    index = memory.index()
+    for named in (record.target, record.other):
+        if named is not None and named not in held and not index.entries.has_id(named):
+            raise InvalidInputError(
+                f"the {record.kind} record {record.short_id} names fact {named[:8]}, which "
+                "the memory does not hold: skipped (import the export it came with)"
+            )
+    refused = refusal({"reason": record.text, "agent": record.agent}, ())
+    if refused is not None and not allow_secret:
+        raise SecretFoundError(f"refused: {refused}")
+
+    def holds() -> bool:
+        return any(r.id == record.id for r in memory.index().records.about([record.target]))
+
+    if holds():
+        return "exists", record.id
+    if dry_run:
+        return "would write", record.id
+    kept = {name: value for name, value in obj.items() if name != ALLOW_KEY}
+    written = write_locked(memory, lambda: None if holds() else kept, new_id=_no_new_id)
+    return ("written" if written is not None else "exists"), record.id
+
+
 def _no_new_id() -> str:
     raise StorageError("an entry file with this name exists already: import left it alone")
 
@@ -288,11 +363,16 @@ def export(
     chosen = result.entries if include_all else result.active()
     entries = formats.export_order(chosen)
     if fmt == "jsonl":
+        # --all adds the records (what makes a fact retired, verified or linked): without
+        # them an import brings retired facts back. Active facts alone need none.
+        records = formats.record_order(memory.state().scan.records) if include_all else []
         text = "".join(formats.jsonl_line(entry_json(e)) for e in entries)
+        text += "".join(formats.jsonl_line(_record_json(r.raw)) for r in records)
+        counts = {"format": fmt, "entries": len(entries), "records": len(records)}
         if output is None or to_stdout:
-            return {"format": fmt, "entries": len(entries), "text": text}
+            return {**counts, "text": text}
         write_output(output, text.encode("utf-8"), "a jsonl export")
-        return {"format": fmt, "entries": len(entries), "path": str(output)}
+        return {**counts, "path": str(output)}
     if to_stdout:
         raise InvalidInputError(
             "a Markdown export is a folder of files: give its path (- is standard output, "
@@ -305,6 +385,13 @@ def export(
     }
     _write_bundle(folder, {name: text.encode("utf-8") for name, text in files.items()})
     return {"format": fmt, "entries": len(entries), "path": str(folder)}
+
+
+def _record_json(obj: Mapping[str, Any]) -> dict[str, Any]:
+    """A record's on-disk object, with suspected secrets redacted (as for an entry)."""
+    text = obj.get("evidence", obj.get("reason"))
+    fields = {"reason": text if isinstance(text, str) else None, "agent": obj.get("agent")}
+    return dict(obj) if refusal(fields, ()) is None else redact_object(obj)
 
 
 def _write_bundle(folder: Path, files: dict[str, bytes]) -> None:

@@ -1,7 +1,8 @@
 """import and export against hostile files and targets (issue 30, items 8 and 9): a FIFO or a
 device given to import is refused, never read forever; a file's own ``allow_secret`` is not
-obeyed; an import that replaces other authors' facts needs --force; export writes into a FIFO
-or a device instead of renaming over it; a Markdown export deletes only files it wrote.
+obeyed; an import that replaces or retires other authors' facts needs --force; export writes
+into a FIFO or a device instead of renaming over it; a Markdown export deletes only files it
+wrote.
 
 Commands that could hang on the code before the fix run as subprocesses with a deadline."""
 
@@ -154,6 +155,33 @@ def test_overriding_a_key_needs_force_but_ones_own_does_not(
     mine = runner("import", str(source), "--from", "jsonl", "--agent", "alice", "--json")
     assert mine.exit_code == 0, mine.stderr
     assert mine.json()["displaced"] == [] and mine.json()["written"] == 1
+
+
+def test_retiring_another_authors_fact_needs_force(store_root: Path, runner: Invoke) -> None:
+    plant_alices_fact(store_root)
+    source = store_root.parent / "incoming.jsonl"
+    retire = {
+        "record": "retire",
+        "id": "0a11ce00-0000-4000-8000-0000000000ff",
+        "target": ALICE_ID,
+        "created": "2026-03-08T10:00:00.000Z",
+        "agent": "alice",  # the file's word is not asked
+        "reason": "withdrawn",
+    }
+    source.write_text(line(retire), encoding="utf-8")
+    refused = runner("import", str(source), "--from", "jsonl", "--agent", "mallory")
+    one_error_line(refused, "1 fact of other authors", ALICE_ID[:8], "--force")
+    assert len(list((store_root / "entries").iterdir())) == 1  # nothing written
+    dry = runner("import", str(source), "--from", "jsonl", "--dry-run", "--json")
+    assert [(d["id"], d["how"], d["by"]) for d in dry.json()["displaced"]] == [
+        (ALICE_ID, "retires", retire["id"])
+    ]
+    forced = runner("import", str(source), "--from", "jsonl", "--force")
+    assert forced.exit_code == 0, forced.stderr
+    assert "Wrote 0 facts and 1 records" in forced.stdout
+    assert runner("list", "--json").json() == []  # retired
+    mine = runner("import", str(source), "--from", "jsonl", "--agent", "alice", "--json")
+    assert mine.json()["displaced"] == [] and mine.json()["records"][0]["status"] == "exists"
 
 
 # --- export: where it writes ----------------------------------------------------------------

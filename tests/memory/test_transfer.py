@@ -249,3 +249,86 @@ def test_a_line_nested_too_deep_is_reported_not_fatal() -> None:
     deep = "[" * 100_000 + "]" * 100_000
     for parsed in (parse_mcp_memory(deep, "m.jsonl", "conventions"), parse_jsonl(deep, "e.jsonl")):
         assert parsed.facts == [] and parsed.problems[0].endswith("not valid JSON; skipped")
+
+
+def golden_pair(tmp_path: Path, clock: Clock) -> tuple[Memory, Path]:
+    """The golden store (every record kind) and an empty store with its config."""
+    from tests.golden_store import make_store
+
+    first = make_store(tmp_path / "a")
+    second, _ = Store.init(tmp_path / "b" / ".memsite")
+    config = json.loads((first / "config.json").read_text(encoding="utf-8"))
+    # The golden store holds a fact in a category its config lacks: import refuses that one
+    # (it says to add the category), so the copy's config has it.
+    config["memory"]["categories"]["security"] = 1
+    (second.root / "config.json").write_text(json.dumps(config), encoding="utf-8")
+    return open_memory(first, clock), second.root
+
+
+def seen(memory: Memory) -> tuple[object, ...]:
+    """What a reader sees of a memory: each fact's status, and every record as stored."""
+    statuses = {e["id"]: e["status"] for e in memory.list_entries(include_all=True)}
+    records = sorted((dict(r.raw) for r in memory.state().scan.records), key=lambda r: str(r["id"]))
+    # the findings links and retirements change (drift, invalid files differ: no project files
+    # and no unusable entry files in the copy)
+    kinds = ("contradiction", "possible_conflict", "duplicate", "near_duplicate")
+    findings = [f for f in memory.review(full=True)["findings"] if f["kind"] in kinds]
+    return statuses, records, memory.index().records.retired_all(), findings
+
+
+def test_export_all_round_trips_records(tmp_path: Path, clock: Clock) -> None:
+    first, second = golden_pair(tmp_path, clock)
+    exported = first.export("jsonl", include_all=True)
+    kinds = [json.loads(line).get("record") for line in exported["text"].splitlines()]
+    assert sorted(k for k in kinds if k) == ["relate", "relate", "relate", "retire", "verify"]
+    assert exported["records"] == 5 and kinds[-5:] == sorted(kinds[-5:], key=bool)  # last
+    source = tmp_path / "export.jsonl"
+    source.write_text(exported["text"], encoding="utf-8")
+    # its seeded secret is marked allowed: only the person importing can allow it again
+    answer = open_memory(second, clock).import_facts(source, "jsonl", allow_secret=True)
+    assert answer["problems"] == []
+    assert [r["status"] for r in answer["records"]] == ["written"] * 5
+    copy = open_memory(second, clock)
+    assert seen(copy) == seen(first)
+    statuses = {e["content"]: e["status"] for e in copy.list_entries(include_all=True)}
+    assert statuses["Retired: the nightly export runs at 02:00 UTC."] == "retired"
+    assert copy.export("jsonl", include_all=True)["text"] == exported["text"]  # same bytes
+    again = memory_import(open_memory(second, clock), source, "jsonl")
+    assert [r["status"] for r in again["records"]] == ["exists"] * 5  # idempotent
+    assert open_memory(second, clock).export("jsonl")["text"] == first.export("jsonl")["text"]
+
+
+def test_export_without_all_leaves_records_out(tmp_path: Path, clock: Clock) -> None:
+    first, _ = golden_pair(tmp_path, clock)
+    exported = first.export("jsonl")
+    assert exported["records"] == 0 and '"record"' not in exported["text"]
+
+
+def test_a_record_about_a_fact_not_held_is_reported_and_skipped(
+    store_root: Path, clock: Clock
+) -> None:
+    memory = open_memory(store_root, clock)
+    held = memory.add("Use pnpm", "conventions")["id"]
+    missing = "00000000-0000-4000-8000-00000000beef"
+    lines = [
+        {"record": "retire", "id": "00000000-0000-4000-8000-000000000001", "target": missing,
+         "created": "2026-01-01T00:00:00.000Z", "reason": "gone"},
+        {"record": "relate", "id": "00000000-0000-4000-8000-000000000002", "target": held,
+         "other": missing, "type": "refines", "created": "2026-01-01T00:00:00.000Z"},
+        {"record": "retire", "id": "not-a-uuid", "target": held, "created": "2026"},
+        {"record": "verify", "id": "00000000-0000-4000-8000-000000000003", "target": held,
+         "created": "2026-01-01T00:00:00.000Z", "evidence": "checked"},
+    ]  # fmt: skip
+    source = store_root.parent / "records.jsonl"
+    source.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    answer = memory_import(open_memory(store_root, clock), source, "jsonl")
+    problems = answer["problems"]
+    assert len(problems) == 3
+    assert problems[0].startswith("records.jsonl:1: the retire record 00000000 names fact 00000000")
+    assert "records.jsonl:2:" in problems[1] and "does not hold" in problems[1]
+    assert problems[2].startswith("records.jsonl:3: not a valid record")
+    assert [(r["where"], r["status"]) for r in answer["records"]] == [
+        ("records.jsonl:4", "written")
+    ]
+    kinds = [r.kind for r in open_memory(store_root, clock).state().scan.records]
+    assert kinds == ["verify"]
