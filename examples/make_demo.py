@@ -611,19 +611,45 @@ ANCHORS: list[tuple[str, str, tuple[int, int] | None, str | None]] = [
 ]
 # (kind, fact, created, fields): verifications, a retirement and typed links.
 RECORDS: list[tuple[str, str, str, dict[str, str]]] = [
-    ("verify", "node22", "2026-11-24T09:30:00.000Z",
-     {"evidence": "Checked .nvmrc and the Dockerfiles on main: 22.11 everywhere."}),
-    ("verify", "killswitch", "2026-11-25T16:05:00.000Z",
-     {"evidence": "Exercised in the November game day: all merchants moved to Stripe in 40 s."}),
-    ("retire", "flaky_3ds", "2026-11-26T11:20:00.000Z",
-     {"reason": "The 3-D Secure e2e test was fixed (a race on the challenge iframe) and runs "
-                "again on every PR; nothing is quarantined any more."}),
-    ("relate", "deploy_argocd", "2026-11-27T10:00:00.000Z",
-     {"other": "adr_argocd", "type": "refines", "reason": "how the ADR is carried out"}),
-    ("relate", "migrate_job", "2026-11-27T10:02:00.000Z",
-     {"other": "deploy_argocd", "type": "depends-on", "reason": "the Job is an Argo CD hook"}),
-    ("relate", "adr_biome", "2026-11-27T10:04:00.000Z",
-     {"other": "lint_biome", "type": "supports"}),
+    (
+        "verify",
+        "node22",
+        "2026-11-24T09:30:00.000Z",
+        {"evidence": "Checked .nvmrc and the Dockerfiles on main: 22.11 everywhere."},
+    ),
+    (
+        "verify",
+        "killswitch",
+        "2026-11-25T16:05:00.000Z",
+        {"evidence": "Exercised in the November game day: all merchants moved to Stripe in 40 s."},
+    ),
+    (
+        "retire",
+        "flaky_3ds",
+        "2026-11-26T11:20:00.000Z",
+        {
+            "reason": "The 3-D Secure e2e test was fixed (a race on the challenge iframe) and runs "
+            "again on every PR; nothing is quarantined any more."
+        },
+    ),
+    (
+        "relate",
+        "deploy_argocd",
+        "2026-11-27T10:00:00.000Z",
+        {"other": "adr_argocd", "type": "refines", "reason": "how the ADR is carried out"},
+    ),
+    (
+        "relate",
+        "migrate_job",
+        "2026-11-27T10:02:00.000Z",
+        {"other": "deploy_argocd", "type": "depends-on", "reason": "the Job is an Argo CD hook"},
+    ),
+    (
+        "relate",
+        "adr_biome",
+        "2026-11-27T10:04:00.000Z",
+        {"other": "lint_biome", "type": "supports"},
+    ),
 ]
 
 

@@ -4,6 +4,7 @@ the facts linked to the hits). Every answer is JSON-ready (``shapes``)."""
 from __future__ import annotations
 
 import sys
+from bisect import bisect_left
 from collections.abc import Iterable, Iterator
 from datetime import UTC, datetime
 from itertools import islice
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 QUERY_MAX = 1000
 CANDIDATES = 200  # entries FTS5 hands to the ranking
+NEAR_TAGS = 10  # existing tags named when a tag filter matches no entry
 # A hit's sort key: score, created, confidence, id, file, and the daily line (negated).
 SortKey = tuple[float, float, int, str, str, int]
 
@@ -98,10 +100,32 @@ def _links_shown(memory: Memory, links: list[dict[str, Any]]) -> list[dict[str, 
     return [shapes.linked(link, others.get(link["id"]), statuses.get(link["id"])) for link in links]
 
 
-def _check_filters(category: str | None, tag: str | None = None) -> str | None:
+def _check_filters(memory: Memory, category: str | None, tag: str | None = None) -> str | None:
+    """The filters checked: a category is the config's or one entries are in (else the same
+    refusal as `add`'s, so that a typo is not answered with "No entries."); the tag, lower
+    case (whether any entry has it is asked only when nothing matched: ``_check_tag``)."""
     if category is not None:
         check_name("category", category)
+        known = dict.fromkeys([*memory.config.categories, *memory.index().entries.categories()])
+        if category not in known:
+            raise InvalidInputError(
+                f"unknown category {category[:80]!r}: use one of {', '.join(known)}"
+            )
     return check_name("tag", tag.lower()) if tag is not None else None
+
+
+def _check_tag(memory: Memory, tag: str) -> None:
+    """Refuse a tag no entry of any status has, naming the existing tags nearest it in
+    alphabetical order (a typo keeps its first letters). An empty store has no tags to
+    mistype: nothing is refused there, "No entries." is the whole truth."""
+    entries = memory.index().entries.all()
+    tags = sorted({t for e in entries for t in e.tags})
+    if not entries or tag in tags:
+        return
+    at = bisect_left(tags, tag)
+    near = tags[max(0, min(at - NEAR_TAGS // 2, len(tags) - NEAR_TAGS)) :][:NEAR_TAGS]
+    hint = f"tags near it: {', '.join(near)}" if near else "no entry has any tag yet"
+    raise InvalidInputError(f"no entry has the tag {tag[:80]!r}: {hint}")
 
 
 def list_entries(
@@ -112,7 +136,7 @@ def list_entries(
     limit: int | None = None,
 ) -> list[dict[str, Any]]:
     """Active entries (``include_all``: every status, with ``status``), newest first."""
-    tag = _check_filters(category, tag)
+    tag = _check_filters(memory, category, tag)
     wanted = None if limit is None else min(max(limit, 0), sys.maxsize)  # islice's bounds
     if include_all:
         result = memory.state().result
@@ -122,6 +146,8 @@ def list_entries(
     else:  # read in order from the index, only as far as the limit needs
         pool = (row.entry() for row in memory.index().entries.active_in_order(category))
     chosen = list(islice((e for e in pool if tag is None or tag in e.tags), wanted))
+    if tag is not None and not chosen:
+        _check_tag(memory, tag)
     found = _standing_fields(memory, chosen)
     if include_all:
         return [entry_json(e, status=result.status[e.id], **found[e.id]) for e in chosen]
@@ -150,7 +176,7 @@ def search(
         raise InvalidInputError("search query is empty: give words to look for")
     if len(query) > QUERY_MAX:
         raise InvalidInputError(f"search query is over {QUERY_MAX} characters: shorten it")
-    _check_filters(category)
+    _check_filters(memory, category)
     plan, scored = _ranked(memory, query, category, include_all)
     if daily:
         scored += _daily_hits(memory, plan)

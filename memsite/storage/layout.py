@@ -32,13 +32,16 @@ cache/
 site/
 daily/
 """
+# Two branches that each append to one session's daily log would conflict on merge when daily/
+# is tracked (memory.trackDaily); a log is a list of lines, so git's union merge keeps both.
+GITATTRIBUTES_LINE = "daily/*.md merge=union"
 CONFIG_MAX_BYTES = 1 << 20
 # The derived files and folders (rebuilt from entries/, ignored by git), as names in the store.
 DERIVED_NAMES = ("compacted", "index.md", "cache", "site", "daily")
 # What a store folder may hold; a folder holding anything else is not one.
 STORE_NAMES = frozenset(
     {"entries", "config.json", ".gitignore", "compacted", "index.md", "daily", "cache", "site"}
-    | {"agents.json"}
+    | {"agents.json", ".gitattributes"}
 )
 
 
@@ -48,6 +51,20 @@ def default_root(folder: Path) -> Path:
     if not (folder / STORE_DIRNAME).exists() and (lean / "config.json").is_file():
         return lean / "memory"
     return folder / STORE_DIRNAME
+
+
+def _add_gitattributes(path: Path) -> bool:
+    """Add the union merge of daily logs to the store's .gitattributes, keeping its other lines;
+    True when the file was written (a file already holding the line is left as it is)."""
+    if path.is_symlink():  # a committed link would have init copy whatever it points at
+        raise StorageError(f"{path} is a symbolic link: replace it with a file, then run init")
+    text = read_text(path, CONFIG_MAX_BYTES) or ""
+    if GITATTRIBUTES_LINE in (line.strip() for line in text.splitlines()):
+        return False
+    if text and not text.endswith("\n"):
+        text += "\n"
+    write_atomic(path, (text + GITATTRIBUTES_LINE + "\n").encode())
+    return True
 
 
 class Store:
@@ -122,7 +139,8 @@ class Store:
 
     @classmethod
     def init(cls, root: Path, *, force: bool = False) -> tuple[Store, list[str]]:
-        """Create the store folders, default config.json and .gitignore; idempotent.
+        """Create the store folders, default config.json, .gitignore and .gitattributes (the
+        union merge of daily logs, added to a file already there); idempotent.
 
         A folder that exists, is not empty and is not a store is refused (unless ``force``):
         the .gitignore would hide the project's own files and entries/ would land in it.
@@ -156,6 +174,8 @@ class Store:
                         text = text.replace("daily/\n", "")
                 write_atomic(gitignore, text.encode())
                 created.append(str(gitignore))
+            if _add_gitattributes(root / ".gitattributes"):
+                created.append(str(root / ".gitattributes"))
         return store, created
 
     # --- config -----------------------------------------------------------------------------

@@ -226,3 +226,22 @@ def test_read_separates_each_label_from_its_value(runner: Invoke) -> None:
             value = line.partition(":")[2]
             assert value.startswith(" "), line
     assert "replaced by: " in runner("read", old["id"][:8]).stdout
+
+
+def test_init_below_a_store_is_refused_unless_forced(
+    runner: Invoke, store_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    add(runner, "Use pnpm, never npm.")
+    sub = store_root.parent / "src"
+    sub.mkdir()
+    monkeypatch.chdir(sub)
+    result = runner("init")
+    assert result.exit_code == 1 and result.stdout == "" and not (sub / ".memsite").exists()
+    assert result.stderr.splitlines() == [
+        f"Error: a memory store exists above this folder, at {store_root}: run memsite from "
+        "there (it finds that store from any folder below), or pass --force to create a "
+        "nested store"
+    ]
+    assert runner("init", "--json").json()["error"].startswith("a memory store exists above")
+    assert len(runner("list", "--json").json()) == 1  # the project's store is still the one
+    assert runner("init", "--force").exit_code == 0 and (sub / ".memsite" / "entries").is_dir()

@@ -85,7 +85,7 @@ def check_confined(store: Path, outside: dict[str, bytes], entries: dict[str, by
     views = sorted(p.name for p in (store / "compacted").iterdir())
     assert views == ["architecture.md", "conventions.md", "decisions.md", "operations.md"]
     allowed = {"cache", "compacted", "config.json", "daily", "entries", ".gitignore", "index.md"}
-    allowed.add("site")
+    allowed |= {"site", ".gitattributes"}
     assert {p.name for p in store.iterdir()} <= allowed
 
 

@@ -14,7 +14,7 @@ from memsite.memory import Memory
 from memsite.memory.setup import init_store
 from memsite.storage.git import BEGIN, END, HOOKS
 
-MADE = ("", "entries", "compacted", "daily", "config.json", ".gitignore")
+MADE = ("", "entries", "compacted", "daily", "config.json", ".gitignore", ".gitattributes")
 
 
 def test_init_creates_the_store_once(tmp_path: Path) -> None:
@@ -84,6 +84,7 @@ def test_a_leanspec_project_gets_its_memory_folder(tmp_path: Path) -> None:
     assert {Path(p).name for p in made["created"]} == {"memory", "entries", "compacted"} | {
         "daily",
         ".gitignore",
+        ".gitattributes",
     }
     assert made["memory"].config.budget == 321
 
@@ -109,4 +110,28 @@ def test_git_hooks_outside_git_are_refused(tmp_path: Path, monkeypatch: pytest.M
     monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
     with pytest.raises(GitError, match="git init"):
         init_store(None, tmp_path, git_hook=True)
-    assert (tmp_path / ".memsite" / "entries").is_dir()  # the store itself was made
+    assert list(tmp_path.iterdir()) == []  # refused before anything was created
+    with pytest.raises(GitError, match="git init"):  # a folder that does not exist yet
+        init_store("new/store", tmp_path, git_hook=True)
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("above", [".memsite", ".lean-spec"])
+def test_a_store_in_a_parent_folder_is_not_shadowed(tmp_path: Path, above: str) -> None:
+    if above == ".lean-spec":  # a LeanSpec project: its store is .lean-spec/memory/
+        (tmp_path / ".lean-spec").mkdir()
+        (tmp_path / ".lean-spec" / "config.json").write_text("{}")
+    real = init_store(None, tmp_path)["store"].root
+    assert above in real.parts
+    sub = tmp_path / "src" / "pkg"
+    sub.mkdir(parents=True)
+    with pytest.raises(StorageError) as caught:
+        init_store(None, sub)
+    message = str(caught.value)
+    assert str(real) in message and "--force" in message and "\n" not in message
+    assert list(sub.iterdir()) == [] and not (tmp_path / "src" / ".memsite").exists()
+    assert init_store(None, tmp_path)["created"] == []  # the project's own folder: init again
+    nested = init_store(None, sub, force=True)["store"].root
+    assert nested == sub / ".memsite" and (nested / "entries").is_dir()
+    assert init_store(None, sub)["created"] == []  # once made, init again is fine
+    assert init_store("elsewhere", sub)["store"].root == sub / "elsewhere"  # a chosen folder

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from memsite.errors import StorageError
 from memsite.storage.layout import Store
-from tests.conftest import Invoke
+from tests.conftest import Invoke, git
 
 
 def leanspec_project(root: Path, *, budget: int = 777) -> Path:
@@ -36,6 +36,51 @@ def test_init_creates_entries_compacted_and_daily(tmp_path: Path, runner: Invoke
         assert (target / name).is_dir()
     ignored = (target / ".gitignore").read_text().splitlines()
     assert {"compacted/", "index.md", "cache/", "site/", "daily/"} <= set(ignored)
+
+
+def test_init_writes_gitattributes_once_keeping_its_lines(tmp_path: Path) -> None:
+    root = tmp_path / ".memsite"
+    root.mkdir()
+    (root / ".gitattributes").write_text("*.json text eol=lf")  # no final newline
+    _, created = Store.init(root)
+    assert str(root / ".gitattributes") in created
+    lines = ["*.json text eol=lf", "daily/*.md merge=union"]
+    assert (root / ".gitattributes").read_text().splitlines() == lines
+    assert Store.init(root)[1] == []  # idempotent: the line is not added twice
+    assert (root / ".gitattributes").read_text().splitlines() == lines
+
+
+def test_a_linked_gitattributes_is_refused(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("token\n")
+    root = tmp_path / ".memsite"
+    root.mkdir()
+    (root / ".gitattributes").symlink_to(secret)
+    with pytest.raises(StorageError, match="symbolic link"):
+        Store.init(root)
+    assert secret.read_text() == "token\n"
+
+
+def test_a_daily_log_appended_on_two_branches_merges_without_conflict(tmp_path: Path) -> None:
+    git(tmp_path, "init", "-q", "-b", "main")
+    root = tmp_path / ".memsite"
+    root.mkdir()
+    (root / "config.json").write_text(json.dumps({"memory": {"trackDaily": True}}))
+    Store.init(root)
+    log = root / "daily" / "2026-01-05-s1.md"
+    log.write_text("# 2026-01-05\n\n- started\n")
+    git(tmp_path, "add", "-A")
+    git(tmp_path, "commit", "-q", "-m", "store")
+    git(tmp_path, "branch", "other")
+    for branch in ("other", "main"):  # the same session's log, one line more on each
+        git(tmp_path, "checkout", "-q", branch)
+        with log.open("a") as handle:
+            handle.write(f"- on {branch}\n")
+        git(tmp_path, "commit", "-q", "-am", branch)
+    git(tmp_path, "merge", "-q", "--no-edit", "other")  # fails the test on a conflict
+    merged = log.read_text().splitlines()
+    assert merged[:3] == ["# 2026-01-05", "", "- started"]
+    assert sorted(merged[3:]) == ["- on main", "- on other"]
 
 
 def test_a_leanspec_store_is_found_without_store(
