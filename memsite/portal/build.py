@@ -107,16 +107,21 @@ class BuildResult:
     search_bytes: int = 0
 
 
-def _write_chunk(site: Site, portal: Portal, ids: Sequence[str], counter: Any) -> None:
-    """The worker's share of the entry pages."""
+def _write_chunk(
+    site: Site, portal: Portal, ids: Sequence[str], counter: Any, forked: bool
+) -> None:
+    """The worker's share of the entry pages (``forked``: in a child of its own)."""
 
     def tick(n: int) -> None:
         counter.value += n
 
     # Should the findings' worker still be running, this one yields to it (and to the parent):
     # the findings' worker, with all it holds, is then gone sooner.
-    with contextlib.suppress(OSError):
-        os.nice(10)
+    # Only a forked child: run inline (no fork, as in serve) it would lower this process's
+    # priority for good, and a serve or a test session would go on at nice 10.
+    if forked:
+        with contextlib.suppress(OSError):
+            os.nice(10)
     site.write_entries(portal, ids, tick)
 
 
@@ -137,9 +142,8 @@ def write_entry_pages(site: Site, portal: Portal, fork: bool, progress: Progress
     total = len(ids)
     counter = multiprocessing.get_context().Value("q", 0, lock=False)
     half = total // 2 if fork and total >= 400 else 0
-    worker: Task[None] = Task(
-        _write_chunk, site, portal, ids[:half], counter, fork=freeze_for_fork(fork)
-    )
+    forked = freeze_for_fork(fork)
+    worker: Task[None] = Task(_write_chunk, site, portal, ids[:half], counter, forked, fork=forked)
 
     def tick(n: int) -> None:
         counter.value += n

@@ -357,3 +357,17 @@ def test_what_a_killed_build_left_beside_the_site_goes_at_the_next(
     build_site(Memory.open(str(store_root)), tmp_path / "site", parallel=False)
     assert not left.exists() and other.exists()
     assert (tmp_path / "site" / "index.html").is_file()
+
+
+def test_a_build_that_does_not_fork_leaves_this_process_s_priority(
+    store_root: Path, tmp_path: Path
+) -> None:
+    """The entry pages' worker lowers its own priority; run inline (no fork, as in serve) it
+    lowered the caller's for good, and serve went on at nice 10."""
+    from memsite.memory import Memory
+    from memsite.portal.build import build_site
+
+    Memory.open(str(store_root)).add("Use pnpm", "conventions")
+    before = os.nice(0)
+    build_site(Memory.open(str(store_root)), tmp_path / "site", parallel=False)
+    assert os.nice(0) == before
