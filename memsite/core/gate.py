@@ -32,7 +32,12 @@ from memsite.core.text import one_line
 
 Problem = dict[str, Any]
 _PREVIEW = 80
-_VERBS = {"M": "was edited in place", "D": "was deleted", "T": "was replaced by a link"}
+# git's status letter of a changed entry file: the problem's kind, and what happened.
+_CHANGES = {
+    "M": ("edited", "was edited in place"),
+    "D": ("deleted", "was deleted"),
+    "T": ("retyped", "was replaced by a link"),
+}
 
 
 def problem(file: str, kind: str, message: str, ids: Iterable[str] = ()) -> Problem:
@@ -46,16 +51,15 @@ def changed_file_problems(
     git's status letter and the file's name; ``ids``: the id each name held, when known)."""
     found = []
     for status, name in changes:
-        verb = _VERBS.get(status)
-        if verb is None:
+        if status not in _CHANGES:
             continue
+        kind, verb = _CHANGES[status]
         what = f"{name} ({ids[name][:8]})" if name in ids else name
         fix = (
             "restore it and retire the fact instead (`memsite retire ID --reason ...`)"
             if status == "D"
             else "restore it and write a new fact that supersedes it (`memsite amend ID`)"
         )
-        kind = {"M": "edited", "D": "deleted", "T": "retyped"}[status]
         found.append(problem(name, kind, f"{what} {verb}: entry files are never changed; {fix}"))
     return found
 
@@ -96,28 +100,27 @@ def future_problems(new: Iterable[Entry], now: datetime) -> list[Problem]:
 def override_problems(new: Iterable[Entry], result: Compaction, added: set[str]) -> list[Problem]:
     """New keyed facts that override an active fact the branch did not add, without naming it
     in ``supersedes``: the reviewer must see whose fact is replaced."""
+    keyed = {e.id: e for e in new if e.key and result.status.get(e.id) == ACTIVE}
     found = []
-    for entry in new:
-        if not entry.key or result.status.get(entry.id) != ACTIVE:
-            continue
-        for other in result.entries:
-            if (
-                other.filename not in added
-                and result.status.get(other.id) == OVERRIDDEN
-                and result.winner.get(other.id) == entry.id
-                and other.id not in entry.supersedes
-            ):
-                found.append(
-                    problem(
-                        entry.filename,
-                        "overrides",
-                        f"{entry.short_id} (key {entry.key!r}) overrides {other.short_id}, an "
-                        f"active fact this branch did not add ({_preview(other)}): if it "
-                        f"replaces it, name it (`--supersedes {other.short_id}`), else drop "
-                        "the key",
-                        (entry.id, other.id),
-                    )
+    for loser, winner in result.winner.items():  # one pass, whatever the store's size
+        entry, other = keyed.get(winner), result.by_id[loser]
+        if (
+            entry is not None
+            and other.filename not in added
+            and result.status.get(loser) == OVERRIDDEN
+            and loser not in entry.supersedes
+        ):
+            found.append(
+                problem(
+                    entry.filename,
+                    "overrides",
+                    f"{entry.short_id} (key {entry.key!r}) overrides {other.short_id}, an "
+                    f"active fact this branch did not add ({_preview(other)}): if it "
+                    f"replaces it, name it (`--supersedes {other.short_id}`), else drop "
+                    "the key",
+                    (entry.id, other.id),
                 )
+            )
     return found
 
 

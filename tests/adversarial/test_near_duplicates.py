@@ -20,31 +20,12 @@ from memsite.core.similarity import similar_groups, token_set
 from memsite.core.text import normalize
 from tests.conftest import clean_env, make_entry, write_raw
 
+# The benchmark's own shapes (benchmarks/bench_near_dups.py): the test plants what it times.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+from bench_near_dups import fact
+
 FACTS = 2000
 START = datetime(2026, 1, 1, tzinfo=UTC)
-
-
-def word(n: int) -> str:
-    """A distinct word of letters only for each ``n`` (a word with digits is a value)."""
-    letters = ""
-    n += 26 * 27
-    while n:
-        n, digit = divmod(n, 26)
-        letters = "abcdefghijklmnopqrstuvwxyz"[digit] + letters
-    return "q" + letters
-
-
-def fact(shape: str, n: int) -> str:
-    """One sentence with one number (every pair may conflict) or one word changed."""
-    if shape == "number":
-        return (
-            "The billing service retries failed webhook deliveries five times before it gives "
-            f"up and pages the payments team, see incident {1000 + n}"
-        )
-    return (
-        "The billing service retries failed webhook deliveries five times before it gives "
-        f"up and pages the {word(n)} team on call"
-    )
 
 
 def plant(store_root: Path, shape: str, count: int) -> list[str]:
