@@ -1,7 +1,10 @@
 """Strict rules for what a person or an agent writes: names, free texts, a new entry. Pure.
 
 Reading is lenient (``core.entry``: files from other tools and branches); writing is strict, so
-that everything memsite writes reads back as it was meant.
+that everything memsite writes reads back as it was meant. Every text written, free or a name,
+is refused when it holds an invisible or direction-changing character (``core.hidden``): the
+one place `add`, `amend`, `log`, `verify`, `retire`, `relate`, `approve`, `import` and the MCP
+tools share (imported entry and record objects through :func:`check_imported`).
 """
 
 from __future__ import annotations
@@ -12,7 +15,8 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from memsite.core.anchors import Anchor
-from memsite.core.entry import REASON_MAX, format_created
+from memsite.core.entry import REASON_MAX, check_value, format_created
+from memsite.core.hidden import hidden_problem
 from memsite.core.ids import is_uuid
 from memsite.core.schema import CONFIDENCES
 from memsite.core.text import NAME_RULE, has_surrogate, is_name
@@ -28,14 +32,24 @@ class Limits(NamedTuple):
 _LIMITS = Limits()
 
 
+def check_hidden(kind: str, value: str) -> str:
+    """Refuse a text holding a hidden character, in one line naming the first and its position."""
+    problem = hidden_problem(kind, value)
+    if problem is not None:
+        raise InvalidInputError(problem)
+    return value
+
+
 def check_name(kind: str, value: str) -> str:
+    check_hidden(kind, value)
     if not is_name(value):
         raise InvalidInputError(f"invalid {kind} {value[:80]!r}: use {NAME_RULE}")
     return value
 
 
 def check_text(kind: str, value: str, limit: int) -> str:
-    """A free-text value of a new entry: not empty, at most ``limit`` characters, no NUL."""
+    """A free-text value of a new entry: not empty, at most ``limit`` characters, no NUL, no
+    hidden character."""
     if not value.strip():
         raise InvalidInputError(f"{kind} is empty: give the text")
     if len(value) > limit:
@@ -44,7 +58,7 @@ def check_text(kind: str, value: str, limit: int) -> str:
         raise InvalidInputError(f"{kind} holds a NUL character: remove it")
     if has_surrogate(value):
         raise InvalidInputError(f"{kind} is not valid UTF-8 text: fix its encoding")
-    return value
+    return check_hidden(kind, value)
 
 
 def _check_content(content: str, limits: Limits) -> None:
@@ -58,10 +72,13 @@ def _check_content(content: str, limits: Limits) -> None:
     check_text("content", content, limits.content_max)
 
 
-def _check_agent(agent: str | None, limits: Limits) -> str | None:
+def check_agent(agent: str | None, limits: Limits = _LIMITS) -> str | None:
+    """Who writes an entry or a record: trimmed, None when empty, else at most
+    ``limits.agent_max`` printable characters and no hidden one."""
     agent = agent.strip() if agent is not None else None
     if not agent:
         return None
+    check_hidden("agent", agent)
     if len(agent) > limits.agent_max or not agent.isprintable() or has_surrogate(agent):
         raise InvalidInputError(
             f"invalid agent name: use at most {limits.agent_max} printable characters"
@@ -133,7 +150,7 @@ def build_entry(
         "category": category,
         "content": content,
         "created": format_created(created),
-        "agent": _check_agent(agent, limits),
+        "agent": check_agent(agent, limits),
         "tags": tag_list,
         "supersedes": (sup[0] if len(sup) == 1 else sup) if sup else None,
         "confidence": confidence,
@@ -145,6 +162,30 @@ def build_entry(
     if anchors:
         obj["anchors"] = [a.as_dict() for a in anchors]
     return obj
+
+
+def check_imported(obj: Mapping[str, Any]) -> None:
+    """An entry or record object from an import, before it is read: what ``core.entry``
+    rejects (``InvalidEntryFileError``), then any hidden character in any of its strings,
+    keys included (``InvalidInputError`` naming the top-level key it is under). An approve
+    record is refused: approving is a person's decision in their clone (`memsite approve`),
+    and an imported one would count as written here."""
+    if obj.get("record") == "approve":
+        raise InvalidInputError(
+            "an approve record is not imported: approve the fact yourself (`memsite approve`)"
+        )
+    check_value(obj)  # bounds the nesting walked below
+    for key, value in obj.items():
+        check_hidden("a key", key)
+        stack: list[Any] = [value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                check_hidden(key, item)
+            elif isinstance(item, Mapping):
+                stack.extend(part for pair in item.items() for part in pair)
+            elif isinstance(item, list):
+                stack.extend(item)
 
 
 def serialize(obj: Mapping[str, Any]) -> bytes:

@@ -27,10 +27,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memsite.core import transfer as formats
-from memsite.core.entry import check_value, entry_from_object
+from memsite.core.entry import entry_from_object
 from memsite.core.records import RETIRE, Record, record_from_object
 from memsite.core.secrets import ALLOW_KEY, redact_object, refusal
 from memsite.core.text import normalize, split_names
+from memsite.core.validate import check_imported
 from memsite.errors import (
     InvalidEntryFileError,
     InvalidInputError,
@@ -219,8 +220,7 @@ def _displacing(path: Path, replaced: list[formats.Displaced]) -> str:
     count = f"{len(replaced)} fact{'s' if len(replaced) > 1 else ''}"
     return (
         f"{path} would supersede or override (or retire) {count} of other authors ({ids}): "
-        "list them with "
-        "--dry-run, then pass --force to import anyway"
+        "list them with --dry-run, then pass --force to import anyway"
     )
 
 
@@ -260,7 +260,7 @@ def _import_entry(
     """An exported entry object, written as it is (its id, time and every key kept), but for
     the file's own ``allow_secret``: that is the person's decision, made with --allow-secret."""
     try:
-        check_value(obj)
+        check_imported(obj)
         entry = entry_from_object(obj)
     except InvalidEntryFileError as exc:
         raise InvalidInputError(f"not a valid entry ({exc})") from None
@@ -317,7 +317,7 @@ def _import_record(
     """One exported record object, written as it is (its id, time and keys kept) but for the
     file's own ``allow_secret``, when the facts it names are in the store."""
     try:
-        check_value(obj)
+        check_imported(obj)
         record = record_from_object(obj)
     except InvalidEntryFileError as exc:
         raise InvalidInputError(f"not a valid record ({exc})") from None

@@ -10,8 +10,16 @@ import pytest
 
 from memsite.core.anchors import Anchor
 from memsite.core.entry import entry_from_object
-from memsite.core.validate import Limits, build_entry, check_name, check_text, serialize
-from memsite.errors import InvalidInputError
+from memsite.core.validate import (
+    Limits,
+    build_entry,
+    check_agent,
+    check_imported,
+    check_name,
+    check_text,
+    serialize,
+)
+from memsite.errors import InvalidEntryFileError, InvalidInputError
 
 NOW = datetime(2026, 3, 7, 14, 30, 0, 456789, tzinfo=UTC)
 ID = "a1b2c3d4-5678-40ab-8def-1234567890ab"
@@ -164,3 +172,52 @@ def test_check_name_returns_the_name() -> None:
     assert check_name("tag", "a.b_c-1") == "a.b_c-1"
     with pytest.raises(InvalidInputError, match="invalid tag 'A'"):
         check_name("tag", "A")
+
+
+TAG_A = "\U000e0041"  # TAG LATIN CAPITAL LETTER A: invisible, read by models as "A"
+
+
+@pytest.mark.parametrize(
+    ("changes", "message"),
+    [
+        ({"content": f"Use pnpm{TAG_A}"}, "content holds an invisible character U+E0041"),
+        ({"reason": "newer\u202e"}, "reason holds an invisible character U+202E"),
+        ({"key": "pkg\u200b"}, "key holds an invisible character U+200B"),
+        ({"tags": ["ok", f"x{TAG_A}"]}, "tag holds an invisible character U+E0041"),
+        ({"agent": "claude\ufe01"}, "agent holds an invisible character U+FE01"),
+    ],
+)
+def test_build_entry_refuses_hidden_characters_in_every_text(
+    changes: dict[str, object], message: str
+) -> None:
+    with pytest.raises(InvalidInputError) as caught:
+        build(**changes)
+    assert str(caught.value).startswith(message)
+
+
+def test_check_agent_trims_and_refuses_hidden_characters() -> None:
+    assert check_agent("  claude ") == "claude" and check_agent("  ") is None
+    with pytest.raises(InvalidInputError) as caught:
+        check_agent(f"claude{TAG_A}")
+    assert str(caught.value).startswith("agent holds an invisible character U+E0041")
+
+
+@pytest.mark.parametrize(
+    ("obj", "message"),
+    [
+        ({"content": f"a{TAG_A}"}, "content holds an invisible character U+E0041 (TAG LATIN "),
+        ({"tags": ["ok", "\u200b"]}, "tags holds an invisible character U+200B"),
+        ({"x": {"deep": ["\u2066"]}}, "x holds an invisible character U+2066"),
+        ({f"k{TAG_A}": 1}, "a key holds an invisible character U+E0041"),
+    ],
+)
+def test_check_imported_names_the_key_holding_them(obj: dict[str, object], message: str) -> None:
+    with pytest.raises(InvalidInputError) as caught:
+        check_imported(obj)
+    assert str(caught.value).startswith(message)
+
+
+def test_check_imported_keeps_core_entry_rules_and_passes_clean_objects() -> None:
+    check_imported({"content": "Use pnpm \U0001f469\u200d\U0001f4bb", "tags": ["a"], "n": 1.5})
+    with pytest.raises(InvalidEntryFileError):
+        check_imported({"content": "a\ud800"})
