@@ -16,7 +16,9 @@ import sys
 from memsite.storage.readmodel.prepare import digest
 from memsite.version import __version__
 
-SCHEMA = 4  # 3: repeated names interned in the rows' data; 4: STRICT tables, a known status
+# 3: repeated names interned in the rows' data; 4: STRICT tables, a known status; 5: the index
+# bullets' exact token counts
+SCHEMA = 5
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v ANY) STRICT, WITHOUT ROWID;
@@ -29,9 +31,10 @@ CREATE TABLE IF NOT EXISTS entries(
     digest INTEGER NOT NULL, words INTEGER NOT NULL, length INTEGER NOT NULL,
     status TEXT CHECK (status IN ('active', 'superseded', 'duplicate', 'overridden', 'retired')),
     data BLOB NOT NULL, view_bullet TEXT, index_bullet TEXT, index_cost INTEGER,
-    anchors INTEGER NOT NULL
+    anchors INTEGER NOT NULL, cl100k INTEGER, o200k INTEGER
 ) STRICT;
 CREATE INDEX IF NOT EXISTS entries_unshown ON entries(n) WHERE index_cost IS NULL;
+CREATE INDEX IF NOT EXISTS entries_uncounted ON entries(status) WHERE o200k IS NULL;
 CREATE INDEX IF NOT EXISTS entries_anchored ON entries(status) WHERE anchors > 0;
 CREATE INDEX IF NOT EXISTS entries_order ON entries(
     status, created DESC, confidence DESC, id DESC, category, index_cost
