@@ -122,15 +122,22 @@ def relate(
 @click.pass_context
 def check(ctx: click.Context, base: str, as_json: bool) -> None:
     """For pull requests: check what the branch since the merge base of REF and HEAD does to
-    the memory. Exits 1 with one line per problem (a new file malformed, holding a secret,
-    duplicate, forking, possibly conflicting, dated in the future, or silently overriding a
-    fact; an entry file edited or deleted; a retire of a fact the branch did not add; config
-    values that would carry markup; derived files linked or tracked), 0 when clean (config
-    changes listed), 2 when the base cannot be found (a shallow clone: fetch the history)."""
+    the memory. Lists the facts it adds (what agents will be told once it merges). Exits 1
+    with one line per problem (a new file malformed, holding a secret, duplicate, forking,
+    possibly conflicting, overlapping an active fact with no relation recorded, dated in the
+    future, or silently overriding a fact; an entry file edited or deleted; a retire of a
+    fact the branch did not add; config values that would carry markup; derived files linked
+    or tracked), 0 when clean (config changes listed), 2 when the base cannot be found (a
+    shallow clone: fetch the history)."""
     report = get_memory(ctx).check(base)
     if as_json:
         emit_json(report)
     else:
+        if added := len(report["added"]):
+            facts = "fact" if added == 1 else "facts"
+            out(f"adds {added} {facts} (agents will be told once it merges):")
+        for fact in report["added"]:
+            out(f"  {fact['id'][:8]} [{fact['category']}] {fact['content']}")
         for setting in report["config_changes"]:
             out(f"config changed: {setting}")
         for problem in report["problems"]:

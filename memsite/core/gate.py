@@ -11,6 +11,12 @@ by a reviewer before it merges, so each is a problem:
 * a new fact dated in the future (it would win every contradiction, for ever);
 * a new keyed fact that overrides an active fact the branch did not add, without naming it
   in ``supersedes`` (an amendment says what it replaces; a silent override does not);
+* a new fact that plausibly overlaps an active fact the branch did not add, with no relation
+  recorded between them (``overlap_problems``): both anchored to one file, or saying nearly
+  the same (the near-duplicate measure `add` warns with: Jaccard similarity of their word
+  sets at least 0.8, one category). A supersession (either way) or a relate record of any
+  type between the two clears it. (A possible conflict is the caller's ``added_problems``:
+  the rule of ``core.conflicts``, which a relation other than conflicts-with silences.);
 * a retire record for a fact the branch did not add (listed with the fact's text);
 * a change to the config is listed (``config_changes``), and fails only when a value would
   carry markup (the caller's ``config_problems``).
@@ -18,7 +24,7 @@ by a reviewer before it merges, so each is a problem:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -28,7 +34,9 @@ from memsite.core.markdown import public_text
 from memsite.core.records import Record
 from memsite.core.review import future_findings
 from memsite.core.schema import ACTIVE, OVERRIDDEN, SUPERSEDED
-from memsite.core.text import one_line
+from memsite.core.secrets import redact
+from memsite.core.similarity import similar_to, token_set
+from memsite.core.text import one_line, printable
 
 Problem = dict[str, Any]
 _PREVIEW = 80
@@ -122,6 +130,93 @@ def override_problems(new: Iterable[Entry], result: Compaction, added: set[str])
                 )
             )
     return found
+
+
+def added_facts(new: Iterable[Entry], result: Compaction) -> list[dict[str, str]]:
+    """The active facts a branch adds, oldest first, as agents will be told them once it
+    merges: id, category and content on one line, with no control characters and suspected
+    secrets redacted (those a person allowed too: check's output lands in CI logs)."""
+    found = [e for e in new if result.status.get(e.id) == ACTIVE]
+    found.sort(key=lambda e: e.order_key)
+    return [{"id": e.id, "category": e.category, "content": _shown(e)} for e in found]
+
+
+def _shown(entry: Entry) -> str:
+    text = redact(entry.content, full=True) if entry.is_suspect() else entry.content
+    return one_line(printable(text, multiline=True))
+
+
+def overlap_problems(
+    new: Iterable[Entry],
+    others: Sequence[Entry],
+    related: Collection[tuple[str, str]],
+    reported: Collection[tuple[str, str]] = (),
+) -> list[Problem]:
+    """One problem per new fact that plausibly overlaps some of ``others`` (the active facts
+    the branch did not add): anchored to a file one of them is anchored to, or a near
+    duplicate of one of its category. ``related``: pairs (sorted) a relate record links;
+    ``reported``: pairs (sorted) already reported otherwise (a possible conflict)."""
+    by_path: dict[str, list[Entry]] = {}
+    by_category: dict[str, list[Entry]] = {}
+    for other in others:
+        by_category.setdefault(other.category, []).append(other)
+        for path in {a.path for a in other.anchors}:
+            by_path.setdefault(path, []).append(other)
+    tokens: dict[str, list[tuple[str, frozenset[str]]]] = {}
+    found = []
+    for entry in new:
+        why: dict[str, str] = {}  # the other fact's id → why they overlap
+        for path in sorted({a.path for a in entry.anchors}):
+            for other in by_path.get(path, ()):
+                why.setdefault(other.id, f"both anchored to {path}")
+        if entry.category in by_category:
+            if entry.category not in tokens:
+                tokens[entry.category] = [
+                    (o.id, token_set(o.normalized)) for o in by_category[entry.category]
+                ]
+            mine = token_set(entry.normalized)
+            for other_id, score in similar_to(mine, tokens[entry.category]):
+                why.setdefault(other_id, f"{score:.0%} the same words")
+        by_id = {o.id: o for o in others if o.id in why}
+        overlapping = [
+            by_id[i]
+            for i in sorted(why, key=lambda i: by_id[i].order_key, reverse=True)
+            if not _settled(entry, by_id[i], related, reported)
+        ]
+        if overlapping:
+            found.append(_overlap(entry, overlapping, why))
+    return found
+
+
+def _settled(
+    entry: Entry,
+    other: Entry,
+    related: Collection[tuple[str, str]],
+    reported: Collection[tuple[str, str]],
+) -> bool:
+    pair = (entry.id, other.id) if entry.id < other.id else (other.id, entry.id)
+    return (
+        other.id in entry.supersedes
+        or entry.id in other.supersedes
+        or entry.normalized == other.normalized  # a duplicate, reported as one
+        or pair in related
+        or pair in reported
+    )
+
+
+def _overlap(entry: Entry, others: Sequence[Entry], why: Mapping[str, str]) -> Problem:
+    first = others[0]
+    more = f" (and {len(others) - 1} more: {', '.join(o.short_id for o in others[1:4])})"
+    return problem(
+        entry.filename,
+        "overlaps",
+        f"{entry.short_id} overlaps {first.short_id}, an active fact this branch did not add "
+        f"({why[first.id]}: {_preview(first)}){more if len(others) > 1 else ''}, with no "
+        f"relation recorded: if it replaces it, supersede it (`--supersedes {first.short_id}`); "
+        f"else say how they relate (`memsite relate {entry.short_id} {first.short_id} --type "
+        "refines|supports|depends-on|distinct-from`)",
+        (entry.id, *(o.id for o in others)),
+    )
 
 
 def retire_problems(

@@ -218,10 +218,21 @@ def carried_anchors(memory: Memory, entry: Entry, warnings: list[str]) -> list[A
 
 def index_markers(memory: Memory) -> dict[str, str]:
     """Active facts that index.md places last, with the marker their line gets: drifted
-    anchors (``(check: src/db.py changed)``), else stale (``(unconfirmed since ...)``).
+    anchors (``(check: src/db.py changed)``), else stale (``(unconfirmed since ...)``); and,
+    after either, possible conflicts (``(may conflict with 611e1ab2)``, ``memory.conflicts``).
 
-    Read from the index's anchors table (no entry is rebuilt): `context` asks this at every
-    session start."""
+    Read from the index's anchors table (no entry is rebuilt), the conflicts from their cache:
+    `context` asks this at every session start."""
+    from memsite.memory.conflicts import conflict_markers
+
+    flags = _standing_markers(memory)
+    for entry_id, marker in conflict_markers(memory).items():
+        flags[entry_id] = flags.get(entry_id, "") + marker
+    return flags
+
+
+def _standing_markers(memory: Memory) -> dict[str, str]:
+    """The drift and staleness markers of :func:`index_markers`."""
     index = memory.index()
     flags: dict[str, str] = {}
     anchored = index.entries.active_anchors()

@@ -1,12 +1,16 @@
 """`memsite check --base REF`: the entry files a pull request adds, checked before merging.
 
-Only files added between the merge base of REF and HEAD count (what the branch brings). Each
-is a problem when it is malformed, holds a suspected secret (not allowed by a person), says
-what an active fact of its category says already, forks a fact (a second active successor),
-or possibly conflicts with an active fact without a relation settling it. The config file is
-a problem while a site setting would carry markup into the portal (``config_problems``), and
-the store is while a derived path is a symbolic link or git tracks a derived file
-(``store_problems``).
+Only files added between the merge base of REF and HEAD count (what the branch brings). The
+report lists the active facts they add (``added``: what agents will be told once the branch
+merges, for a reviewer to read). Each file is a problem when it is malformed, holds a
+suspected secret (not allowed by a person), says what an active fact of its category says
+already, forks a fact (a second active successor), possibly conflicts with an active fact
+without a relation settling it (``core.conflicts``: "JWTs signed with RS256" beside "JWTs
+signed with HS256"), or plausibly overlaps an active fact the branch did not add with no
+relation recorded (``core.gate.overlap_problems``: both anchored to one file, or nearly the
+same words). The config file is a problem while a site setting would carry markup into the
+portal (``config_problems``), and the store is while a derived path is a symbolic link or git
+tracks a derived file (``store_problems``).
 """
 
 from __future__ import annotations
@@ -118,6 +122,7 @@ def check(memory: Memory, base: str) -> dict[str, Any]:
         "files": len(names),
         "entries": len(new),
         "active": sum(1 for e in new if result.status[e.id] == ACTIVE),
+        "added": gate.added_facts(new, result),
         "records": sum(1 for r in state.scan.records if r.filename in added),
         "config_changes": settings,
         "problems": problems,
@@ -126,7 +131,8 @@ def check(memory: Memory, base: str) -> dict[str, Any]:
 
 def added_problems(memory: Memory, new: list[Entry], added: set[str]) -> list[dict[str, Any]]:
     """The problems of the files the branch adds (``new``: the entries among them): malformed,
-    holding a secret (each scanned alone, once), a duplicate, a fork, a possible conflict."""
+    holding a secret (each scanned alone, once), a duplicate, a fork, a possible conflict, an
+    overlap with an active fact the branch did not add."""
     from memsite.core.gate import duplicate_problems, problem
     from memsite.memory.review import conflict_findings, secret_findings
 
@@ -142,14 +148,46 @@ def added_problems(memory: Memory, new: list[Entry], added: set[str]) -> list[di
             found.append(problem(finding.files[0], "secret", finding.message, finding.ids))
     found += duplicate_problems(new, state.result)
     forks = [f for f in state.result.findings if f.kind == "fork" and new_ids & set(f.ids[1:])]
-    for kind, findings in (
-        ("fork", forks),
-        ("possible_conflict", conflict_findings(memory, only=new_ids)),
-    ):
+    conflicts = conflict_findings(memory, only=new_ids)
+    for kind, findings in (("fork", forks), ("possible_conflict", conflicts)):
         for finding in findings:
             file = next(f for i, f in zip(finding.ids, finding.files, strict=True) if i in new_ids)
             found.append(problem(file, kind, finding.message, finding.ids))
-    return found
+    reported = {
+        (a, b) if a < b else (b, a)
+        for f in conflicts
+        for a in f.ids
+        if a in new_ids
+        for b in f.ids
+        if b != a
+    }
+    return found + overlaps(memory, new, added, reported)
+
+
+def overlaps(
+    memory: Memory, new: list[Entry], added: set[str], reported: set[tuple[str, str]]
+) -> list[dict[str, Any]]:
+    """``core.gate.overlap_problems`` of the active facts the branch adds, against the active
+    facts it did not add, with the pairs relate records link (``reported``: pairs a possible
+    conflict names already)."""
+    from memsite.core.gate import overlap_problems
+    from memsite.core.records import RELATE
+    from memsite.core.schema import ACTIVE
+
+    state = memory.state()
+    result = state.result
+    mine = [e for e in new if result.status[e.id] == ACTIVE]
+    if not mine:
+        return []
+    others = [
+        e for e in result.entries if result.status[e.id] == ACTIVE and e.filename not in added
+    ]
+    related = {
+        (r.target, r.other) if r.target < r.other else (r.other, r.target)
+        for r in state.scan.records
+        if r.kind == RELATE and r.other is not None
+    }
+    return overlap_problems(mine, others, related, reported)
 
 
 def store_problems(memory: Memory) -> list[dict[str, Any]]:

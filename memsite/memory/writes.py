@@ -8,6 +8,7 @@ other check, so that no error message can echo it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any
@@ -114,7 +115,53 @@ def add(
         answer.update(id=obj["id"], path=str(path))
         if obj.get("key"):
             answer["warnings"] += _overridden_on_arrival(memory, obj)
+        answer["warnings"] += _conflicts_on_arrival(memory, obj)
     return answer
+
+
+CONFLICT_CANDIDATES = 20  # the active facts of its category a search ranks first, per query
+
+
+def _conflicts_on_arrival(memory: Memory, obj: dict[str, Any]) -> list[str]:
+    """The active facts of the new fact's category it may conflict with (``core.conflicts``,
+    the rule `review` applies), among those a search for its words ranks first: no pass over
+    the store. Said, as near duplicates are, so that the writer supersedes the wrong one or
+    says that both hold."""
+    from memsite.core.conflicts import SLOT_THRESHOLD, SUBJECT_SHARED_MIN, assertion_of, differ
+    from memsite.core.schema import ACTIVE
+    from memsite.core.stem import stem
+
+    index = memory.index()
+    if index.entries.statuses_of([obj["id"]]).get(obj["id"]) != ACTIVE:
+        return []  # overridden on arrival (said apart), or not kept
+    mine = assertion_of(obj["id"], normalize(obj["content"]))
+    words = sorted(mine.subject | {stem(n) for n in mine.names if n.isalnum()})
+    if not words:
+        return []
+    found = index.search.candidates(
+        [[w] for w in words], category=obj["category"], include_all=False, limit=CONFLICT_CANDIDATES
+    )
+    # Two facts that may conflict share at least two of the subject's words and a quarter of
+    # them (``core.conflicts``): the candidates' analysed terms tell, before any is rebuilt.
+    need = max(SUBJECT_SHARED_MIN, math.ceil(SLOT_THRESHOLD * len(mine.subject) - 1e-9))
+    conflicts = []
+    for candidate in sorted(found, key=lambda c: c.row.id):
+        if (
+            candidate.row.id != mine.id
+            and len(mine.subject.intersection(candidate.body.split())) >= need
+        ):
+            other = candidate.row.entry()
+            why = differ(mine, assertion_of(other.id, other.normalized))
+            if why is not None:
+                conflicts.append(f"{other.short_id} ({why})")
+    if not conflicts:
+        return []
+    more = f" and {len(conflicts) - 5} more" if len(conflicts) > 5 else ""
+    first = conflicts[0].split()[0]
+    return [
+        f"may conflict with {', '.join(conflicts[:5])}{more}: supersede the one that is wrong, "
+        f"or if both hold, `memsite relate {mine.id[:8]} {first} --type distinct-from`"
+    ]
 
 
 def _overridden_on_arrival(memory: Memory, obj: dict[str, Any]) -> list[str]:

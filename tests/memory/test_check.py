@@ -208,3 +208,84 @@ def test_init_github_check_writes_a_valid_workflow(repo: Path, runner: Invoke) -
         ["zizmor", "--offline", "--no-progress", str(broken)], capture_output=True, text=True
     )
     assert result.returncode != 0  # zizmor can fail: persisted credentials are caught
+
+
+JWT_ACTIVE = "API tokens are JWTs signed with HS256 using the shared secret from the vault"
+JWT_NEW = "API tokens are JWTs signed with RS256; the public key is served at /jwks"
+
+
+def test_the_facts_a_branch_adds_are_listed(repo: Path, runner: Invoke) -> None:
+    first = runner("add", "Deploys need two approvals", "-c", "operations", "--json").json()
+    runner("add", "Deploys need two approvals and a green CI", "-c", "operations",
+           "--supersedes", first["id"])  # fmt: skip
+    new = runner("add", "Feature flags live in `flags.yaml`", "-c", "conventions", "--json")
+    commit(repo)
+    done = runner("check", "--base", "main", "--json")
+    assert done.exit_code == 0, done.stdout
+    added = done.json()["added"]
+    assert [a["content"] for a in added] == [
+        "Deploys need two approvals and a green CI",  # what agents will be told: not the old one
+        "Feature flags live in `flags.yaml`",
+    ]
+    assert added[1] == {
+        "id": new.json()["id"],
+        "category": "conventions",
+        "content": "Feature flags live in `flags.yaml`",
+    }
+    lines = runner("check", "--base", "main").stdout.splitlines()
+    assert lines[0] == "adds 2 facts (agents will be told once it merges):"
+    assert lines[2] == f"  {new.json()['id'][:8]} [conventions] Feature flags live in `flags.yaml`"
+
+
+def test_a_new_fact_that_may_conflict_fails_until_related_or_superseding(
+    repo: Path, runner: Invoke
+) -> None:
+    git(repo, "checkout", "-q", "main")
+    old = runner("add", JWT_ACTIVE, "-c", "architecture", "--json").json()["id"]
+    commit(repo, "the signing key")
+    git(repo, "checkout", "-q", "-B", "pr")
+    new = runner("add", JWT_NEW, "-c", "architecture", "--json").json()["id"]
+    commit(repo)
+    done = runner("check", "--base", "main", "--json")
+    assert done.exit_code == 1
+    (found,) = done.json()["problems"]
+    assert found["kind"] == "possible_conflict" and set(found["ids"]) == {old, new}
+    assert "rs256 vs hs256" in found["message"] or "hs256 vs rs256" in found["message"]
+    runner("relate", new, old, "--type", "distinct-from", "--reason", "two token kinds")
+    commit(repo, "they both hold")
+    assert runner("check", "--base", "main").exit_code == 0
+    git(repo, "reset", "-q", "--hard", "main")  # the same branch, replacing the old fact
+    runner("add", JWT_NEW, "-c", "architecture", "--supersedes", old)
+    commit(repo)
+    assert runner("check", "--base", "main").exit_code == 0
+
+
+def test_a_new_fact_on_an_anchored_file_overlaps_until_related(repo: Path, runner: Invoke) -> None:
+    git(repo, "checkout", "-q", "main")
+    (repo / "src").mkdir()
+    (repo / "src" / "db.py").write_text("POOL = 20\nTIMEOUT = 5\n")
+    old = runner("add", "The connection pool holds 20 connections", "-c", "architecture",
+                 "--anchor", "src/db.py", "--json").json()["id"]  # fmt: skip
+    commit(repo, "db")
+    git(repo, "checkout", "-q", "-B", "pr")
+    new = runner("add", "Queries give up after five seconds", "-c", "operations",
+                 "--anchor", "src/db.py:2", "--json").json()["id"]  # fmt: skip
+    commit(repo)
+    done = runner("check", "--base", "main", "--json")
+    assert done.exit_code == 1
+    (found,) = done.json()["problems"]
+    assert found["kind"] == "overlaps" and found["ids"] == [new, old]
+    assert "both anchored to src/db.py" in found["message"]
+    assert f"memsite relate {new[:8]} {old[:8]}" in found["message"]
+    runner("relate", old, new, "--type", "supports")
+    commit(repo, "related")
+    assert runner("check", "--base", "main").exit_code == 0
+
+
+def test_a_near_duplicate_of_an_active_fact_overlaps(repo: Path, runner: Invoke) -> None:
+    runner("add", "Releases are always cut on Tuesdays", "-c", "operations")
+    commit(repo)
+    done = runner("check", "--base", "main", "--json")
+    assert done.exit_code == 1
+    (found,) = done.json()["problems"]
+    assert found["kind"] == "overlaps" and "83% the same words" in found["message"]

@@ -1,0 +1,79 @@
+"""Possible conflicts where agents and writers see them (``memory.conflicts``, ``memory.writes``):
+index.md marks each member of a group as it marks drift, naming the others, until a relation
+or a supersession settles it; the markers are kept by the entries' fingerprint; `add` warns
+of the facts a new one may conflict with, as it warns of near duplicates."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.conftest import Invoke
+
+HS256 = "API tokens are JWTs signed with HS256 using the shared secret from the vault"
+RS256 = "API tokens are JWTs signed with RS256; the public key is served at /jwks"
+
+
+def lines_of(text: str, word: str) -> list[str]:
+    return [line for line in text.splitlines() if word in line]
+
+
+def test_index_md_marks_each_member_naming_the_others(runner: Invoke) -> None:
+    ids = [
+        runner("add", f"The production database is Postgres {v}", "-c", "architecture",
+               "--json").json()["id"]
+        for v in (15, 16, 17)
+    ]  # fmt: skip
+    runner("add", "Deploys need two approvals", "-c", "operations")
+    text = runner("context").stdout
+    for version, mine in zip((15, 16, 17), ids, strict=True):
+        (line,) = lines_of(text, f"Postgres {version}")
+        others = ", ".join(sorted(i[:8] for i in ids if i != mine))
+        assert line.endswith(f"Postgres {version} (may conflict with {others})")
+    assert lines_of(text, "approvals") == ["- Deploys need two approvals"]
+
+
+def test_a_relation_or_a_supersession_clears_the_marker(runner: Invoke) -> None:
+    old = runner("add", HS256, "-c", "architecture", "--json").json()["id"]
+    new = runner("add", RS256, "-c", "architecture", "--json").json()["id"]
+    text = runner("context").stdout
+    assert lines_of(text, "RS256") == [f"- {RS256} (may conflict with {old[:8]})"]
+    assert lines_of(text, "HS256") == [f"- {HS256} (may conflict with {new[:8]})"]
+    runner("relate", new, old, "--type", "distinct-from", "--reason", "two kinds of token")
+    text = runner("context").stdout
+    assert "may conflict" not in text and RS256 in text and HS256 in text
+    runner("relate", new, old, "--type", "conflicts-with")  # a person says they conflict
+    assert lines_of(runner("context").stdout, "RS256")[0].endswith(f"(may conflict with {old[:8]})")
+    runner("amend", old, "API tokens are JWTs signed with RS256 now")
+    assert "may conflict" not in runner("context").stdout
+
+
+def test_the_markers_are_kept_by_the_entries_fingerprint(runner: Invoke, store_root: Path) -> None:
+    runner("add", "Install dependencies with pnpm", "-c", "conventions")
+    runner("add", "Install dependencies with npm ci", "-c", "conventions")
+    first = runner("context").stdout
+    cache = store_root / "cache" / "conflicts.marshal"
+    assert cache.is_file() and len(lines_of(first, "may conflict")) == 2
+    cache.unlink()
+    assert runner("context").stdout == first  # found again, the same
+    assert cache.is_file()
+    runner("add", "Install dependencies with yarn", "-c", "conventions")
+    assert len(lines_of(runner("context").stdout, "may conflict")) == 3  # a new fingerprint
+
+
+def test_add_warns_of_the_facts_a_new_one_may_conflict_with(runner: Invoke) -> None:
+    old = runner("add", HS256, "-c", "architecture", "--json").json()["id"]
+    runner("add", "Deploys need two approvals", "-c", "operations")
+    done = runner("add", RS256, "-c", "architecture", "--json")
+    new = done.json()["id"]
+    (warning,) = done.json()["warnings"]
+    assert warning.startswith(f"may conflict with {old[:8]} (rs256 vs hs256): ")
+    assert f"`memsite relate {new[:8]} {old[:8]} --type distinct-from`" in warning
+    text = runner("add", "The production database is Postgres 15", "-c", "architecture")
+    assert "may conflict" not in text.stderr
+    again = runner("add", "The production database is Postgres 16", "-c", "architecture")
+    assert "Warning: may conflict with" in again.stderr and "(16 vs 15)" in again.stderr
+    other = runner("add", "Deploys need two approvals from the platform team", "-c", "operations")
+    assert "may conflict" not in other.stderr
+    amended = runner("amend", old, "API tokens are JWTs signed with ES256", "--json")
+    (warning,) = amended.json()["warnings"]  # the old one is superseded: the other remains
+    assert warning.startswith(f"may conflict with {new[:8]} (es256 vs rs256)")
