@@ -55,23 +55,30 @@ class PortalCache:
         status: str,
         edges: Sequence[str],
         claims: FactClaims | None = None,
+        held: str | None = None,
     ) -> EntryView:
         badges = claims.badges if claims is not None else None
-        vkey = (key, status, tuple(edges), badges)
+        vkey = (key, status, tuple(edges), badges, held)
         found = self._views.get(vkey)
         if found is None:
-            found = self._views[vkey] = entry_view(entry, status, edges, self.titles, badges)
+            found = entry_view(entry, status, edges, self.titles, badges, held)
+            self._views[vkey] = found
         return found
 
     def json_source(
-        self, key: tuple[Any, ...], entry: Entry, status: str, successors: Sequence[str]
+        self,
+        key: tuple[Any, ...],
+        entry: Entry,
+        status: str,
+        successors: Sequence[str],
+        held: str | None = None,
     ) -> JsonSource:
         """What an entry's JSON file is made from, as one object per distinct input: the
         same object again for an unchanged entry, so the site can tell the file is written."""
-        jkey = (key, status, tuple(successors))
+        jkey = (key, status, tuple(successors), held)
         found = self._json.get(jkey)
         if found is None:
-            found = self._json[jkey] = JsonSource(entry, status, jkey[2])
+            found = self._json[jkey] = JsonSource(entry, status, jkey[2], held)
         return found
 
     def keep_only(self, keys: set[tuple[Any, ...]]) -> None:

@@ -2,8 +2,9 @@
 views, categories and tags, history links, findings, each fact's claims. Pure.
 
 Redaction happens here and only here: :func:`build_portal` passes every entry-derived string
-(content, category, tags, key, agent, reason, unknown keys, finding messages, and the
-evidence, reasons and anchor paths of records and claims) through
+(content, category, tags, key, agent, reason, unknown keys, finding messages, the
+evidence, reasons and anchor paths of records and claims, and the names of the authors of
+the commits that added the entry files) through
 :func:`memsite.core.secrets.redact` once (through the cache's redactor), and every page, JSON
 file, search index and raw file of the portal is made from the result. Statuses come from
 the compaction of the original entries, so redaction never changes which entry wins.
@@ -27,6 +28,7 @@ from memsite.portal.model import (
     CategoryView,
     EntryView,
     FindingView,
+    JsonSource,
     Portal,
     SessionView,
     TagView,
@@ -34,6 +36,7 @@ from memsite.portal.model import (
 )
 from memsite.portal.standing import FactClaims, redact_all
 from memsite.portal.text import safe_title
+from memsite.portal.trust import Origin, redact_origins
 
 
 def secret_ids(findings: Iterable[Finding]) -> set[str]:
@@ -84,16 +87,18 @@ def build_portal(
     sessions: Sequence[tuple[str, Sequence[tuple[str, Sequence[str]]]]] = (),
     claims: Mapping[str, FactClaims] | None = None,
     file_links: Mapping[str, str] | None = None,
+    origins: Mapping[str, Origin] | None = None,
 ) -> Portal:
     """Redact the compaction result once and derive every view the pages need.
 
     ``index_md`` is index.md as the memory gives it to agents (the home page and
     ``/index.md`` show exactly that). ``findings`` are the review's: entries whose full
     secret scan found something are redacted with the full scan, and the review page shows
-    them. ``sessions`` are the daily
-    logs shared in git (name, [(day, lines)]), newest session first; their lines are
-    redacted with the full scan (a log is free text) and stripped of control characters.
-    ``claims`` are the facts' standings (only facts with something to show), redacted here.
+    them. ``sessions`` are the daily logs shared in git (name, [(day, lines)]), newest
+    session first; their lines are redacted with the full scan (a log is free text) and
+    stripped of control characters. ``claims`` are the facts' standings and ``origins``
+    where they came from and whether the trust gate holds them back (``portal.trust``),
+    both only for facts with something to show, redacted here (the authors' names too).
     ``file_links`` are the entry files' links on the repository host, by file name; a file
     whose name redaction changes gets none (it would show the unredacted name).
     """
@@ -102,15 +107,9 @@ def build_portal(
     keyed = [cache.redacted(e, e.id in full) for e in result.entries]
     safe_categories = list(dict.fromkeys(cache.redactor.text(c) for c in result.categories))
     safe_claims = redact_all(claims or {}, cache.redactor.text)
-    views = [
-        cache.view(k, e, result.status[e.id], result.edges.get(e.id, ()), safe_claims.get(e.id))
-        for k, e in keyed
-    ]
+    safe_origins = redact_origins(origins or {}, cache.redactor.text)
+    views, json_sources = _entry_views(result, keyed, cache, safe_claims, safe_origins)
     categories, tags = _groups(views, safe_categories, set(weights), cache.titles)
-    json_sources = {
-        e.id: cache.json_source(k, e, result.status[e.id], result.superseded_by.get(e.id, ()))
-        for k, e in keyed
-    }
     cache.keep_only({k for k, _ in keyed})
     description = site.get("site_description")
     portal = Portal(
@@ -128,9 +127,31 @@ def build_portal(
         losers=_losers(result),
         claims=safe_claims,
         file_links=_linked(views, result.entries, file_links or {}),
+        origins=safe_origins,
         sessions=_session_views(sessions, cache),
     )
     return with_findings(portal, findings)
+
+
+def _entry_views(
+    result: Compaction,
+    keyed: Sequence[tuple[tuple[Any, ...], Entry]],
+    cache: PortalCache,
+    claims: Mapping[str, FactClaims],
+    origins: Mapping[str, Origin],
+) -> tuple[list[EntryView], dict[str, JsonSource]]:
+    """Each redacted entry's view and what its JSON file is made from."""
+    held = {i: o.held for i, o in origins.items() if o.held}
+    status, edges, successors = result.status, result.edges, result.superseded_by
+    views = [
+        cache.view(k, e, status[e.id], edges.get(e.id, ()), claims.get(e.id), held.get(e.id))
+        for k, e in keyed
+    ]
+    json_sources = {
+        e.id: cache.json_source(k, e, status[e.id], successors.get(e.id, ()), held.get(e.id))
+        for k, e in keyed
+    }
+    return views, json_sources
 
 
 def _losers(result: Compaction) -> dict[str, list[str]]:

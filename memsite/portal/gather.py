@@ -14,6 +14,7 @@ from memsite.portal.cache import PortalCache
 from memsite.portal.derive import build_portal
 from memsite.portal.model import Portal
 from memsite.portal.standing import claims_of
+from memsite.portal.trust import origins_of
 
 if TYPE_CHECKING:
     from memsite.memory import Memory
@@ -45,6 +46,7 @@ def portal_for(
         sessions=given.sessions,
         claims=claims,
         file_links=given.file_links[1],
+        origins=origins_of(given.trust, given.trust_ref, site.get("repo_url")),
     )
 
 

@@ -16,8 +16,10 @@ from memsite.core.entry import Entry, format_created
 from memsite.core.markdown import category_title
 from memsite.core.schema import ACTIVE, STATUSES
 from memsite.core.text import is_name
+from memsite.core.trust import HIDDEN_TEXT
 from memsite.portal.standing import FactClaims, LinkRef
 from memsite.portal.text import safe_title
+from memsite.portal.trust import Origin
 
 STATUS_LABELS = {status: status.capitalize() for status in STATUSES}
 
@@ -35,15 +37,18 @@ def slug(name: str) -> str:
 
 class JsonSource(NamedTuple):
     """An entry's JSON file (``entries/<id>.json``) before it is made: the redacted entry, its
-    status and its successors. Made only when written (at 100k entries the texts of every
-    file would hold ~70 MB)."""
+    status, its successors and (only when the trust gate holds it back) why. Made only when
+    written (at 100k entries the texts of every file would hold ~70 MB)."""
 
     entry: Entry
     status: str
     superseded_by: tuple[str, ...]
+    held: str | None = None  # why the trust gate keeps it from agents
 
     def text(self) -> str:
         obj = {**self.entry.raw, "status": self.status, "superseded_by": list(self.superseded_by)}
+        if self.held:
+            obj["held_back"] = self.held
         return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -77,6 +82,7 @@ class EntryView:
     stale: bool = False
     drifted: bool = False
     verified: str | None = None  # the day of the latest verification
+    held: str | None = None  # why the trust gate keeps it from agents (``core.trust``)
     _hash: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -122,6 +128,8 @@ class EntryPage:
     claims: FactClaims | None = None
     links: tuple[LinkView, ...] = ()
     file_href: str | None = None  # the entry file on the repository host, at its commit
+    origin: Origin | None = None  # who added it, in which commit, its trust
+    hidden: tuple[str, ...] = ()  # a held-back fact's hidden characters, described
 
 
 @dataclass
@@ -196,6 +204,7 @@ class Portal:
     sessions: list[SessionView] = field(default_factory=list)
     claims: dict[str, FactClaims] = field(default_factory=dict)
     file_links: dict[str, str] = field(default_factory=dict)  # entry id → its file's link
+    origins: dict[str, Origin] = field(default_factory=dict)  # entry id → where it came from
     position: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -239,7 +248,19 @@ class Portal:
             claims=claims,
             links=links,
             file_href=self.file_links.get(entry_id),
+            origin=self.origins.get(entry_id),
+            hidden=_hidden(entry.content) if entry.held == HIDDEN_TEXT else (),
         )
+
+
+def _hidden(text: str, shown: int = 5) -> tuple[str, ...]:
+    """The first hidden characters of ``text``, each as ``U+… (NAME) at character N``, and
+    how many more there are."""
+    from memsite.core.hidden import describe, hidden_at
+
+    found = hidden_at(text)
+    out = tuple(f"{describe(char)} at character {at + 1}" for at, char in found[:shown])
+    return out + ((f"and {len(found) - shown} more",) if len(found) > shown else ())
 
 
 def entry_view(
@@ -248,6 +269,7 @@ def entry_view(
     edges: Sequence[str],
     titles: dict[str, str],
     badges: tuple[bool, bool, str | None] | None = None,
+    held: str | None = None,
 ) -> EntryView:
     stale, drifted, verified = badges or (False, False, None)
     created = format_created(entry.created)
@@ -275,4 +297,5 @@ def entry_view(
         stale=stale,
         drifted=drifted,
         verified=verified,
+        held=held,
     )

@@ -65,17 +65,6 @@ def root_for(path: str) -> str:
     return "../" * path.count("/")
 
 
-def index_sections(index_md: str) -> list[tuple[str, list[str]]]:
-    """The ``## heading`` sections and ``- bullet`` lines of index.md (nothing else is in it)."""
-    sections: list[tuple[str, list[str]]] = []
-    for line in index_md.splitlines():
-        if line.startswith("## "):
-            sections.append((line[3:].strip(), []))
-        elif line.startswith("- ") and sections:
-            sections[-1][1].append(line[2:])
-    return sections
-
-
 # Pages rendered together, with a key: pages of equal keys are equal (None: no key).
 PageGroup = tuple[Any, Callable[[], list[PageOut]]]
 
@@ -317,7 +306,7 @@ class Renderer:
             portal=portal,
             counts=portal.counts(),
             recent=portal.entries[:RECENT],
-            index_sections=index_sections(portal.index_md),
+            held=sum(1 for origin in portal.origins.values() if origin.held),
         )
 
     def review_page(self, portal: Portal) -> PageOut:

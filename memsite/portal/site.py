@@ -235,9 +235,10 @@ class Site:
 
 def unchanged_pages(old: Portal | None, new: Portal) -> set[str]:
     """Entries whose page data cannot differ from what ``old`` gave them: the same view
-    object (the portal cache gives an unchanged entry its old one), the same file link, and
-    no part in any relation a page shows (history, duplicates, claims) in either portal. Their
-    pages are not even compared (at 100k entries that would cost a second)."""
+    object (the portal cache gives an unchanged entry its old one), the same file link and
+    origin (``portal.trust``), and no part in any relation a page shows (history, duplicates,
+    claims) in either portal. Their pages are not even compared (at 100k entries that would
+    cost a second)."""
     if old is None:
         return set()
     related: set[str] = set()
@@ -250,8 +251,12 @@ def unchanged_pages(old: Portal | None, new: Portal) -> set[str]:
         related.update(portal.winner.values())
         related.update(portal.claims)
     before, hrefs, now = old.by_id, old.file_links, new.file_links
+    was, came = old.origins, new.origins
     return {
         e.id
         for e in new.entries
-        if before.get(e.id) is e and e.id not in related and hrefs.get(e.id) == now.get(e.id)
+        if before.get(e.id) is e
+        and e.id not in related
+        and hrefs.get(e.id) == now.get(e.id)
+        and was.get(e.id) == came.get(e.id)
     }

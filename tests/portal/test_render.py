@@ -17,7 +17,6 @@ from memsite.portal.render import (
     ENTRY_SHELL,
     TAG_SHELL,
     Renderer,
-    index_sections,
     month_title,
     review_groups,
     root_for,
@@ -93,19 +92,6 @@ def test_root_for(path: str, root: str) -> None:
 )
 def test_month_title(month: str, title: str) -> None:
     assert month_title(month) == title
-
-
-@pytest.mark.parametrize(
-    ("text", "sections"),
-    [
-        ("", []),
-        ("<!-- banner -->\n- orphan bullet\n", []),
-        ("## Conventions\n- Use pnpm\n- Use ruff\n", [("Conventions", ["Use pnpm", "Use ruff"])]),
-        ("## A\n\n## B \n- b1\nnot a bullet\n", [("A", []), ("B", ["b1"])]),
-    ],
-)
-def test_index_sections(text: str, sections: list[tuple[str, list[str]]]) -> None:
-    assert index_sections(text) == sections
 
 
 def finding(kind: str, message: str) -> FindingView:
