@@ -35,6 +35,7 @@ COMMANDS = {
     **dict.fromkeys(("reconcile", "verify", "retire", "relate", "check"), "standing"),
     **dict.fromkeys(("compact", "review", "prune", "status", "context"), "upkeep"),
     **dict.fromkeys(("build", "serve", "gh-deploy"), "portal"),
+    "approve": "trust",
     "agents": "agents",
     "mcp": "mcp",
     **dict.fromkeys(("import", "export"), "transfer"),

@@ -128,6 +128,10 @@ def status(ctx: click.Context, as_json: bool) -> None:
         f"Derived views: {answer['derived']}; daily logs: {answer['daily_logs']}; "
         f"findings: {answer['findings']} ({answer['drifted']} drifted, {answer['stale']} stale)"
     )
+    trust = answer["trust"]
+    out(f"Trust: {trust['mode']}; held back from agents: {trust['held_back']}")
+    if trust["warning"]:
+        out(f"Warning: {printable(trust['warning'])}")
 
 
 @click.command()
@@ -148,11 +152,28 @@ def status(ctx: click.Context, as_json: bool) -> None:
     help="The current session (default: the hook payload's session_id, $MEMSITE_SESSION, or "
     "this terminal's): its own log lines are not carried over.",
 )
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print {text, tokens, budget, included, omitted, held_back} (ids) as JSON.",
+)
 @click.pass_context
-def context(ctx: click.Context, budget: int | None, fmt: str, session: str | None) -> None:
+def context(
+    ctx: click.Context, budget: int | None, fmt: str, session: str | None, as_json: bool
+) -> None:
     """Print index.md for an agent's context (compacting first if stale), then the last
-    session's open tasks and decisions (memory.sessionCarryover)."""
+    session's open tasks and decisions (memory.sessionCarryover). Only facts the trust gate
+    lets through are in it: reviewed, written here, or approved (see `memsite review`)."""
     hook = fmt != "text"
+    if as_json and hook:
+        raise click.UsageError("--json prints the text form's report: leave out --format")
+    if as_json:
+        report = get_memory(ctx).context_report(budget, current_session(session))
+        for message in report.pop("warnings"):
+            warn(message)
+        emit_json(report)
+        return
     if hook and session is None and not sys.stdin.isatty():
         from memsite.core.text import as_name
         from memsite.runners.claude import parse_hook_input

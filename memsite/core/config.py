@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
@@ -84,6 +85,8 @@ class Config(NamedTuple):
     # Days after which a fact neither written nor verified is stale: one number for every
     # category, or per category (a category left out never goes stale). None: off.
     review_after: int | Mapping[str, int] | None = None
+    # trust.reviewedRef: the ref whose facts count as reviewed (None: the remote's default).
+    reviewed_ref: str | None = None
 
     def review_days(self, category: str) -> int | None:
         """After how many days a fact of ``category`` goes stale (None: never)."""
@@ -216,9 +219,9 @@ def parse_config(data: Mapping[str, Any], source: str, *, foreign: bool = False)
     problems: list[str] = []
     if not foreign:
         problems += [
-            f"unknown key {name!r} (allowed: memory, site, $schema)"
+            f"unknown key {name!r} (allowed: memory, site, trust, $schema)"
             for name in data
-            if name not in ("memory", "site", "$schema")
+            if name not in ("memory", "site", "trust", "$schema")
         ]
         if not isinstance(data.get("$schema", ""), str):
             problems.append("'$schema' must be a string (the schema's URL or path)")
@@ -231,6 +234,7 @@ def parse_config(data: Mapping[str, Any], source: str, *, foreign: bool = False)
     limits = _limits(memory.get("limits", {}), problems)
     review_after = _review_after(memory.get("reviewAfterDays"), problems)
     site = {} if foreign else _site(data.get("site", {}), problems)
+    reviewed_ref = None if foreign else _reviewed_ref(data.get("trust", {}), problems)
     if problems:
         raise ConfigError(f"{source}: " + "; ".join(problems))
     defaults = DEFAULT_CONFIG["memory"]
@@ -251,7 +255,38 @@ def parse_config(data: Mapping[str, Any], source: str, *, foreign: bool = False)
         limits=limits,
         site={**DEFAULT_CONFIG["site"], **site},
         review_after=review_after,
+        reviewed_ref=reviewed_ref,
     )
+
+
+_REF = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,199}")
+
+
+def _reviewed_ref(trust: Any, problems: list[str]) -> str | None:
+    """``trust.reviewedRef``: a ref name git accepts (no option, no ``..``), or null."""
+    if not isinstance(trust, dict):
+        problems.append("'trust' must be an object")
+        return None
+    problems += [
+        f"unknown key {_key('trust', name)} (allowed: reviewedRef)"
+        for name in trust
+        if name != "reviewedRef"
+    ]
+    ref = trust.get("reviewedRef")
+    if ref is None:
+        return None
+    if (
+        not isinstance(ref, str)
+        or not _REF.fullmatch(ref)
+        or ".." in ref
+        or "//" in ref
+        or ref.endswith(("/", ".", ".lock"))
+    ):
+        problems.append(
+            f"{_key('trust', 'reviewedRef')} must be a git ref name such as origin/main or null"
+        )
+        return None
+    return ref
 
 
 def _no_constant(name: str) -> Any:

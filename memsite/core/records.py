@@ -5,7 +5,9 @@ file in entries/ with a ``record`` key naming its kind:
 
 - ``verify``: the fact still holds (``evidence``; ``anchors`` when re-pinned to today's files);
 - ``retire``: the fact is withdrawn without a successor (``reason``);
-- ``relate``: a typed link from ``target`` to ``other`` (``type``, ``reason``).
+- ``relate``: a typed link from ``target`` to ``other`` (``type``, ``reason``);
+- ``approve``: a person let a held-back fact reach agents (``reason``). It counts only when
+  the record is itself reviewed or written in this clone (``core.trust``).
 
 A LeanSpec reader sees a file without ``content`` and skips it. Reading is as careful as for
 entries: every id must be a UUID, names and lengths are bounded, anchors are checked paths.
@@ -26,7 +28,8 @@ from memsite.errors import InvalidEntryFileError
 VERIFY = "verify"
 RETIRE = "retire"
 RELATE = "relate"
-KINDS = (VERIFY, RETIRE, RELATE)
+APPROVE = "approve"
+KINDS = (VERIFY, RETIRE, RELATE, APPROVE)
 LINK_TYPES = ("refines", "supports", "depends-on", "conflicts-with", "distinct-from")
 TEXT_READ_MAX = 4000
 

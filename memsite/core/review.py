@@ -45,6 +45,12 @@ KINDS = {
     "unsafe_path": "Symbolic links where memsite writes its derived files (a clone could make "
     "memsite write wherever they point): memsite writes nothing through them; remove each "
     "(`git rm` it) and memsite rebuilds it.",
+    "hidden_text": "Facts holding invisible or direction-changing characters, held back from "
+    "agents: rewrite each without them (amend), or approve it if you know why they are there.",
+    "suspicious": "Facts that read as a command piped into a shell or an instruction to the "
+    "agent, held back from agents: retire them, or `memsite approve` those you checked.",
+    "unreviewed": "Facts that did not come through the reviewed ref (an unreviewed branch, "
+    "another tool, a hand edit), held back from agents: push them through review, or approve.",
     "fork": "Branches amended the same fact in different ways: write one fact that supersedes "
     "all of them, or retire the wrong ones.",
     "possible_conflict": "Active facts that may say opposite things: supersede or retire the "
@@ -366,7 +372,7 @@ def _conflict(category: str, members: Sequence[Entry], why: str) -> Finding:
     else:
         message = (
             f"{len(members)} facts in {category} are about one subject but differ in a "
-            f"number, a version or a negation ({_listed(members)}): supersede the wrong "
+            f"number, a version, a name or a negation ({_listed(members)}): supersede the wrong "
             "ones, or relate those that all hold with --type distinct-from"
         )
     return Finding(

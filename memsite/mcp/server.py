@@ -93,7 +93,8 @@ class _Session:
 
 def client_name(ctx: Context | None, limits: Limits) -> str | None:
     """The name the client gave in the MCP handshake (clientInfo.name), made fit to record:
-    one printable line within the agent-name limit; None when it gave none."""
+    one printable line without hidden characters within the agent-name limit; None when it
+    gave none."""
     try:
         params = ctx.session.client_params if ctx is not None else None
     except (AttributeError, LookupError, ValueError):  # no request context
@@ -102,7 +103,9 @@ def client_name(ctx: Context | None, limits: Limits) -> str | None:
     name = getattr(info, "name", None)
     if not isinstance(name, str):
         return None
-    shown = one_line(printable(name))[: limits.agent_max].strip()
+    from memsite.core.hidden import strip_hidden
+
+    shown = one_line(printable(strip_hidden(name)))[: limits.agent_max].strip()
     return shown or None
 
 
@@ -287,14 +290,24 @@ def _agent(agent: str | None, ctx: Context | None, memory: Memory) -> str | None
     return os.environ.get("MEMSITE_AGENT") or client_name(ctx, memory.config.limits)
 
 
+def _shown(value: Any) -> Any:
+    """What an agent is given: invisible and direction-changing characters removed from
+    every string (they can carry instructions no reviewer sees; ``core.hidden``)."""
+    from memsite.core.hidden import strip_hidden
+    from memsite.core.text import map_strings
+
+    return map_strings(value, strip_hidden)
+
+
 def _read_tools(server: MCPServer[Any], session: _Session) -> None:
     @server.tool(annotations=_READ_ONLY)
     def memory_read(id: EntryId) -> EntryDetail:
         """One entry with its status, superseded_by and chain (its supersession history), and
         where they apply its anchors with their state today, drifted, stale, verified, its
-        verifications, its links both ways and why it was retired."""
+        verifications, its links both ways and why it was retired; trust says whether the
+        team reviewed it (held_back: why it is kept out of the index)."""
         with _tool_errors():
-            return cast(EntryDetail, session.memory().read(id))
+            return cast(EntryDetail, _shown(session.memory().read(id)))
 
     @server.tool(annotations=_READ_ONLY)
     def memory_reconcile() -> ReconcileResult:
@@ -312,10 +325,11 @@ def _read_tools(server: MCPServer[Any], session: _Session) -> None:
         daily: Daily = False,
         expand: Expand = False,
     ) -> SearchResult:
-        """Ranked search over the memory's content, tags and keys; best hits first."""
+        """Ranked search over the memory's content, tags and keys; best hits first. A hit with
+        trust "unreviewed" or held_back was not vetted: check it against the code."""
         with _tool_errors():
             rows = session.memory().search(query, category, limit, include_all, daily, expand)
-        return {"entries": cast(list[EntryOut | DailyHit], rows)}
+        return {"entries": cast(list[EntryOut | DailyHit], _shown(rows))}
 
     @server.tool(annotations=_READ_ONLY)
     def memory_list(
@@ -327,7 +341,7 @@ def _read_tools(server: MCPServer[Any], session: _Session) -> None:
         """Active entries, newest first (include_all: every status, with 'status')."""
         with _tool_errors():
             rows = session.memory().list_entries(category, tag, include_all, limit)
-        return {"entries": cast(list[EntryOut], rows)}
+        return {"entries": cast(list[EntryOut], _shown(rows))}
 
 
 def _resources(server: MCPServer[Any], session: _Session) -> None:
@@ -351,7 +365,7 @@ def _resources(server: MCPServer[Any], session: _Session) -> None:
     )
     def entry(id: str) -> str:
         with _resource_errors():
-            row = session.memory().read(id)
+            row = _shown(session.memory().read(id))
         return json.dumps(row, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -8,6 +8,16 @@ from pydantic import ConfigDict, with_config
 from typing_extensions import TypedDict
 
 
+class Provenance(TypedDict):
+    """The commit that added the entry's file, from git (never from the entry itself)."""
+
+    commit: str
+    author: str
+    email: str
+    date: str
+    signature: str
+
+
 @with_config(ConfigDict(extra="allow"))
 class EntryOut(TypedDict):
     """An entry as stored on disk; keys memsite does not know are passed through."""
@@ -24,6 +34,9 @@ class EntryOut(TypedDict):
     reason: NotRequired[str | None]
     status: NotRequired[str]
     score: NotRequired[float]
+    provenance: NotRequired[Provenance | None]
+    trust: NotRequired[Literal["reviewed", "local", "unreviewed"] | None]
+    held_back: NotRequired[str]
 
 
 @with_config(ConfigDict(extra="allow"))

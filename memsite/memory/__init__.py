@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Unpack
 
 from memsite.core.config import Config
 from memsite.memory.state import Known, ReadModel, State
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from memsite.memory.portal_input import FileLinks as FileLinks
     from memsite.memory.portal_input import PortalInput as PortalInput
     from memsite.memory.review import Later as Later
+    from memsite.memory.shapes import AddOptions
     from memsite.storage.git import Repository
     from memsite.storage.readmodel import Index
 
@@ -149,26 +150,12 @@ class Memory:
 
         return project_top(self.store.project_root)
 
-    def add(
-        self,
-        content: str,
-        category: str,
-        *,
-        tags: Iterable[str] = (),
-        supersedes: Iterable[str] = (),
-        reason: str | None = None,
-        confidence: str | None = None,
-        agent: str | None = None,
-        key: str | None = None,
-        allow_secret: bool = False,
-        anchors: Iterable[str] = (),
-    ) -> dict[str, Any]:
-        """Write one fact, unless an active one of the category says the same already."""
+    def add(self, content: str, category: str, **options: Unpack[AddOptions]) -> dict[str, Any]:
+        """Write one fact, unless an active one of the category says the same already
+        (options: tags, supersedes, reason, confidence, agent, key, allow_secret, anchors)."""
         from memsite.memory import writes
 
-        fields: dict[str, Any] = {"reason": reason, "confidence": confidence, "key": key}
-        fields.update(agent=agent, allow_secret=allow_secret, anchors=anchors)
-        return writes.add(self, content, category, tags=tags, supersedes=supersedes, **fields)
+        return writes.add(self, content, category, **options)
 
     def amend(
         self,
@@ -245,6 +232,14 @@ class Memory:
 
         return records.relate(self, source, target, link, reason, agent)
 
+    def approve(
+        self, refs: Iterable[str], *, reason: str | None = None, agent: str | None = None
+    ) -> dict[str, Any]:
+        """Let held-back facts reach agents: an approve record for each (a person's act)."""
+        from memsite.memory import records
+
+        return records.approve(self, list(refs), reason, agent)
+
     def check(self, base: str) -> dict[str, Any]:
         """Problems in the entry files added since the merge base of ``base`` and HEAD."""
         from memsite.memory import check
@@ -313,6 +308,14 @@ class Memory:
         from memsite.memory import views
 
         return views.context(self, budget, session)
+
+    def context_report(
+        self, budget: int | None = None, session: str | None = None
+    ) -> dict[str, Any]:
+        """`context --json`: the text with the ids it holds, left out and held back."""
+        from memsite.memory import views
+
+        return views.context_report(self, budget, session)
 
     def index_text(self, budget: int | None = None) -> str:
         """index.md as compaction writes it, within ``budget`` (default: the config's)."""

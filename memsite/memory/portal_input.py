@@ -39,6 +39,10 @@ class PortalInput(NamedTuple):
     file_links: FileLinks
     sessions: list[tuple[str, list[tuple[str, list[str]]]]]
     index_md: str  # index.md as compaction writes it: what agents load, byte for byte
+    # entry id → its provenance (the commit that added its file, or None), trust and, when the
+    # gate keeps it from agents, held_back (why): see ``memory.trust.fields_of``
+    trust: dict[str, dict[str, Any]]
+    trust_ref: str | None  # the reviewed ref (None: trust is off)
 
 
 def portal_input(memory: Memory, known_links: FileLinks = NO_LINKS) -> PortalInput:
@@ -56,7 +60,22 @@ def portal_input(memory: Memory, known_links: FileLinks = NO_LINKS) -> PortalInp
         file_links=_file_links(memory, known_links),
         sessions=_shared_sessions(memory),
         index_md=memory.index_text(),
+        trust=_trust(memory),
+        trust_ref=_trust_ref(memory),
     )
+
+
+def _trust(memory: Memory) -> dict[str, dict[str, Any]]:
+    from memsite.memory.trust import fields_of
+
+    return fields_of(memory, [(e.id, e.filename) for e in memory.state().result.entries])
+
+
+def _trust_ref(memory: Memory) -> str | None:
+    from memsite.memory.trust import current
+
+    gate = current(memory)
+    return gate.survey.ref if gate.on else None
 
 
 def _standings(memory: Memory) -> dict[str, Standing]:

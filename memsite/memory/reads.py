@@ -88,7 +88,15 @@ def read(memory: Memory, ref: str) -> dict[str, Any]:
         chain=chain,
         file=entry.filename,
         **extra,
+        **_trust_fields(memory, [entry])[entry.id],
     )
+
+
+def _trust_fields(memory: Memory, entries: Iterable[Entry]) -> dict[str, dict[str, Any]]:
+    """``provenance`` and ``trust`` (and ``held_back``) of each entry (``memory.trust``)."""
+    from memsite.memory.trust import fields_of
+
+    return fields_of(memory, [(e.id, e.filename) for e in entries])
 
 
 def _links_shown(memory: Memory, links: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -155,9 +163,11 @@ def list_entries(
 
 
 def _standing_fields(memory: Memory, entries: list[Entry]) -> dict[str, dict[str, Any]]:
-    """drifted / stale / verified for each entry, where they apply (see ``core.standing``)."""
+    """drifted / stale / verified for each entry, where they apply (see ``core.standing``),
+    and where it came from and its trust (``memory.trust``)."""
     found = standings(memory, entries)
-    return {entry_id: standing.fields() for entry_id, standing in found.items()}
+    trust = _trust_fields(memory, entries)
+    return {entry_id: {**known.fields(), **trust[entry_id]} for entry_id, known in found.items()}
 
 
 def search(
@@ -184,7 +194,10 @@ def search(
     chosen = scored[: max(limit, 0)]
     entries = {hit.id: hit.entry() for _, hit in chosen if not isinstance(hit, dict)}
     standing = standings(memory, list(entries.values()))  # the flags, and links for --expand
-    flags = {entry_id: known.fields() for entry_id, known in standing.items()}
+    trust = _trust_fields(memory, entries.values())
+    flags = {
+        entry_id: {**known.fields(), **trust[entry_id]} for entry_id, known in standing.items()
+    }
     out: list[dict[str, Any]] = []
     for key, hit in chosen:
         if isinstance(hit, dict):

@@ -1,13 +1,14 @@
 """What is said about a fact, each a record file of its own beside the entries (a fact is
 never edited): `verify` (it still holds; drifted anchors pinned again), `retire` (withdrawn
-without a successor), `relate` (a typed link to another fact). See ``core.records``."""
+without a successor), `relate` (a typed link to another fact), `approve` (a held-back fact
+may reach agents). See ``core.records``."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from memsite.core.anchors import Anchor
-from memsite.core.records import LINK_TYPES, RELATE, RETIRE, VERIFY, build_record
+from memsite.core.records import APPROVE, LINK_TYPES, RELATE, RETIRE, VERIFY, build_record
 from memsite.core.secrets import refuse_secrets
 from memsite.errors import InvalidInputError, MemsiteError
 from memsite.memory.anchors import repin as repin_anchors
@@ -140,8 +141,40 @@ def relate(
     }
 
 
+def approve(
+    memory: Memory, refs: list[str], reason: str | None = None, agent: str | None = None
+) -> dict[str, Any]:
+    """An approve record for each held-back fact of ``refs``, so that it reaches agents;
+    facts the gate does not hold back are named in ``not_held`` and get no record."""
+    from memsite.memory.trust import current
+
+    if not refs:
+        raise InvalidInputError("no fact named: give the ids to approve (see `memsite review`)")
+    refuse_secrets({"reason": reason}, (), False)
+    text = _text("reason", reason, required=False)
+    entries = [_active_target(memory, ref, "approved") for ref in refs]
+    held = current(memory).held
+    approved, not_held = [], []
+    for entry in {e.id: e for e in entries}.values():
+        if entry.id not in held:
+            not_held.append(entry.id)
+            continue
+        obj = build_record(APPROVE, entry.id, memory.now(), agent=agent, text=text)
+        path = _write(memory, obj)
+        approved.append({"id": entry.id, "was": held[entry.id], "record": obj["id"], "path": path})
+    return {
+        "status": "approved" if approved else "unchanged",
+        "approved": approved,
+        "not_held": not_held,
+    }
+
+
 def _write(memory: Memory, obj: dict[str, Any]) -> str:
-    """Write a record file (under the write lock, taken into the index at once)."""
+    """Write a record file (under the write lock, taken into the index at once); its agent
+    is checked as an entry's is (printable, bounded, nothing hidden)."""
+    from memsite.core.validate import check_agent
+
+    check_agent(obj["agent"], memory.config.limits)
     done = write_locked(memory, lambda: obj)
     assert done is not None
     return str(done[0])

@@ -65,7 +65,21 @@ def findings(
     found += scanned.conflicts
     found += drift_findings(memory)
     found += stale_findings(memory)
+    found += _held_findings(memory)
     return found
+
+
+def _held_findings(memory: Memory) -> list[Finding]:
+    """The facts the trust gate holds back from agents (``memory.trust``)."""
+    from memsite.core.trust import held_findings
+    from memsite.memory.trust import current
+
+    gate = current(memory)
+    if not gate.held:
+        return []
+    by_id = memory.state().result.by_id
+    files = {i: by_id[i].filename for i in gate.held if i in by_id}
+    return held_findings(gate.held, files, gate.survey.ref)
 
 
 def report(memory: Memory, full: bool = False) -> dict[str, Any]:

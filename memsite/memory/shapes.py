@@ -5,11 +5,24 @@ redacted in every string (unknown keys too), plus the fields the operation adds.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from memsite.core.entry import Entry
 from memsite.core.records import Record
 from memsite.core.secrets import redact, redact_object
+
+
+class AddOptions(TypedDict, total=False):
+    """What `add` takes besides the content and the category (``writes.add``)."""
+
+    tags: Iterable[str]
+    supersedes: Iterable[str]
+    reason: str | None
+    confidence: str | None
+    agent: str | None
+    key: str | None
+    allow_secret: bool
+    anchors: Iterable[str]
 
 
 def entry_json(entry: Entry, **extra: Any) -> dict[str, Any]:

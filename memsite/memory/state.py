@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memsite.core.config import Config
 from memsite.storage.cache import Caches
@@ -48,6 +48,8 @@ class ReadModel:
         self.known = known
         self._state: State | None = None
         self._markers: dict[str, str] | None = None
+        self.trust: Any = None  # memory.trust's answer for the operation, with its key
+        self.provenance: Any = None  # memory.trust.provenance's, with its key
 
     def synced(self, *, full: bool = False) -> Index:
         """The index, brought up to date with entries/ (notices about the cache printed once)."""
@@ -90,3 +92,4 @@ class ReadModel:
         """This operation wrote a file and the index took it in: forget the compaction."""
         self._state = None
         self._markers = None
+        self.trust = None

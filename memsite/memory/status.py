@@ -40,4 +40,31 @@ def status(memory: Memory) -> dict[str, Any]:
         "drifted": sum(1 for f in found if f.kind == "drift"),
         "stale": sum(1 for f in found if f.kind == "stale"),
         "records": len(state.scan.records),
+        "trust": _trust(memory),
+    }
+
+
+def _trust(memory: Memory) -> dict[str, Any]:
+    """The gate: on or off (and why), the reviewed ref, what it holds back and why."""
+    from memsite.core.trust import HELD_KINDS, kind_of
+    from memsite.memory.trust import current
+
+    gate = current(memory)
+    survey = gate.survey
+    if survey.on:
+        mode = f"on: facts reach agents once {survey.ref} holds them, or approved"
+    elif survey.warning:
+        mode = "off: every fact reaches agents (see the warning)"
+    else:
+        mode = "off: no git remote, so every fact reaches agents"
+    kinds = [kind_of(why) for why in gate.held.values()]
+    return {
+        "on": survey.on,
+        "mode": mode,
+        "reviewed_ref": survey.ref,
+        "commit": survey.commit,
+        "warning": survey.warning,
+        "local": len(gate.local),
+        "held_back": len(gate.held),
+        "held_back_by_kind": {k: kinds.count(k) for k in HELD_KINDS if k in kinds},
     }

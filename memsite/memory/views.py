@@ -14,9 +14,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import zlib
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memsite.errors import InvalidInputError, StorageError
 from memsite.files import (
@@ -32,16 +32,19 @@ if TYPE_CHECKING:
     from memsite.storage.layout import Store
 
 
-_STAMP_KEYS = ("entries", "config", "version", "markers", "flagged")
+_STAMP_KEYS = ("entries", "config", "version", "markers", "flagged", "trust")
 
 
 def _stamp(memory: Memory, flags: Mapping[str, str] | None = None) -> dict[str, str]:
+    from memsite.memory.trust import current
+
     return {
         "entries": memory.model.fingerprint(),
         "config": hashlib.sha256(memory.store.config_bytes()).hexdigest(),
         "version": __version__,
         "markers": _markers_stamp(memory, _flags(memory) if flags is None else flags),
         "flagged": f"{zlib.crc32(memory.model.caches.flagged_bytes()):08x}",
+        "trust": current(memory).stamp(),
     }
 
 
@@ -88,27 +91,41 @@ def _is_generated(path: Path) -> bool:
 
 
 def index_text(memory: Memory, budget: int, flags: Mapping[str, str] | None = None) -> str:
-    return _index_texts(memory, lambda render: render(budget), flags)
+    return _index_texts(memory, lambda render: render(budget), flags).text
+
+
+class Rendered(NamedTuple):
+    """index.md as agents get it, and which active facts it holds, left out or held back."""
+
+    text: str
+    included: list[str]
+    omitted: list[str]
+    held_back: dict[str, str]  # id → why (``core.trust``)
 
 
 def _index_texts(
     memory: Memory,
     choose: Callable[[Callable[[int], str]], str],
     flags: Mapping[str, str] | None = None,
-) -> str:
+) -> Rendered:
     """``choose(render)``: the index rendered for one or more budgets, from one read of it.
-    Drifted and stale facts (``flags``: id → marker) come after the others, marked; facts the
-    full secret scan flagged are redacted with it (their kept bullets had the quick scan)."""
-    from memsite.core.budget import render_items
+    Only facts the gate lets through are offered (``memory.trust``); drifted and stale facts
+    (``flags``: id → marker) come after the others, marked; facts the full secret scan flagged
+    are redacted with it (their kept bullets had the quick scan). The framing line opens the
+    text, and lines saying how many facts did not fit and how many were held back end it."""
+    from memsite.core.budget import INDEX_HEADER, frame_cost, framed, render_items
     from memsite.core.compaction import category_order
     from memsite.core.estimate import estimate_tokens
+    from memsite.memory.trust import current
 
     index = memory.index()
     flags = _flags(memory) if flags is None else flags
+    gate = current(memory)
     with index.views.reading():
-        items = index.views.index_items()
+        found = index.views.index_items()
+        items = {c: [i for i in group if i.id not in gate.held] for c, group in found.items()}
         present = index.entries.categories()
-        marked = _special_lines(memory, items, flags)
+        marked = _special_lines(memory, items, flags, gate.approved)
         sections = {
             c: [
                 item._replace(cost=estimate_tokens(marked[item.id])) if item.id in marked else item
@@ -118,21 +135,44 @@ def _index_texts(
             if c in items
         }
         weights = memory.config.categories
+        offered = [item.id for group in sections.values() for item in group]
+        chosen: dict[str, str] = {}  # the facts offered to the text, with their lines
 
         def bullets(ids: Sequence[str]) -> dict[str, str]:
             found = index.views.index_bullets([i for i in ids if i not in marked])
-            return {**found, **{i: marked[i] for i in ids if i in marked}}
+            chosen.clear()
+            chosen.update({**found, **{i: marked[i] for i in ids if i in marked}})
+            return chosen
 
         late = {i for i in marked if i in flags}
-        return choose(lambda budget: render_items(sections, weights, budget, bullets, late=late))
+
+        def render(budget: int) -> str:
+            chosen.clear()
+            room = budget - frame_cost(len(offered), len(gate.held))
+            if room <= estimate_tokens(INDEX_HEADER):  # no room for the frame: the header only
+                return INDEX_HEADER
+            body = render_items(sections, weights, room, bullets, late=late)
+            for entry_id in [i for i, line in chosen.items() if line not in body]:
+                del chosen[entry_id]  # dropped to fit when the text was counted
+            return framed(body, len(offered) - len(chosen), len(gate.held))
+
+        text = choose(render)
+    included = [i for i in offered if i in chosen]
+    omitted = [i for i in offered if i not in chosen]
+    return Rendered(text, included, omitted, dict(sorted(gate.held.items())))
 
 
 def _special_lines(
-    memory: Memory, items: Mapping[str, Sequence[IndexItem]], flags: Mapping[str, str]
+    memory: Memory,
+    items: Mapping[str, Sequence[IndexItem]],
+    flags: Mapping[str, str],
+    approved: Collection[str] = (),
 ) -> dict[str, str]:
     """The lines of the facts whose kept bullet will not do: redacted with the full scan
-    (flagged by it), or with a marker (drifted, stale)."""
+    (flagged by it), stripped of hidden characters (an approved fact that holds them), or
+    with a marker (drifted, stale)."""
     from memsite.core.budget import index_item
+    from memsite.core.hidden import has_hidden, strip_hidden
 
     index = memory.index()
     active = {item.id for group in items.values() for item in group}
@@ -141,6 +181,10 @@ def _special_lines(
         entry = index.entries.by_id(entry_id)
         if entry is not None:
             special[entry_id] = index_item(entry, full=True).bullet
+    for entry_id, line in index.views.index_bullets(sorted(set(approved) & active)).items():
+        line = special.get(entry_id, line)
+        if has_hidden(line):
+            special[entry_id] = strip_hidden(line)
     for entry_id, line in index.views.index_bullets(sorted(flags)).items():
         special[entry_id] = special.get(entry_id, line)[:-1] + flags[entry_id] + "\n"
     return special
@@ -165,7 +209,7 @@ def index_within(memory: Memory, characters: int, shown: Callable[[str], str]) -
                 high = middle - 1
         return best if len(best) <= characters else ""
 
-    return _index_texts(memory, choose)
+    return _index_texts(memory, choose).text
 
 
 def _view_stats(store: Store, names: Iterable[str]) -> dict[str, list[int]]:
@@ -220,7 +264,7 @@ def _write_views(
     return written, removed, generation
 
 
-def compact(memory: Memory, full: bool = False) -> dict[str, Any]:
+def compact(memory: Memory, full: bool = False, *, count: bool = True) -> dict[str, Any]:
     """Bring compacted/ and index.md up to date; prune expired daily logs and stale temporaries.
 
     Only the views of categories whose active entries changed are rendered again, unless
@@ -236,6 +280,8 @@ def compact(memory: Memory, full: bool = False) -> dict[str, Any]:
     store.writable(store.index_path)
     store.writable(store.cache_dir, children=True)
     index = memory.model.synced(full=full)
+    if count:  # exact token costs (loads the tokenizers): not for `context` (ensure_fresh)
+        index.views.count_tokens()
     flags = _flags(memory)
     stamp = _stamp(memory, flags)
     saved = memory.model.caches.load_state()
@@ -249,8 +295,10 @@ def compact(memory: Memory, full: bool = False) -> dict[str, Any]:
     )
     try:
         known = saved["views"] if same_base else {}
-        # index.md depends on the markers and on the facts the full scan flagged, too
-        marked = not same_base or any(saved.get(k) != stamp[k] for k in ("markers", "flagged"))
+        # index.md depends on the markers, the facts the full scan flagged and the gate, too
+        marked = not same_base or any(
+            saved.get(k) != stamp[k] for k in ("markers", "flagged", "trust")
+        )
         written, removed, generation = _write_views(
             memory, full or not same_base, known, flags, marked
         )
@@ -291,7 +339,7 @@ def ensure_fresh(memory: Memory) -> bool:
     if is_fresh(memory):
         return True
     if memory.config.auto_compact:
-        compact(memory)
+        compact(memory, count=False)
         return True
     return False
 
@@ -306,12 +354,46 @@ def context(
     A disabled memory (``memory.enabled: false``) injects nothing. When the views cannot be
     saved (a read-only checkout), the index is built in memory and a warning says so.
     """
+    text, warnings, _ = _context(memory, budget, session)
+    return text, warnings
+
+
+def context_report(
+    memory: Memory, budget: int | None = None, session: str | None = None
+) -> dict[str, Any]:
+    """`context --json`: the text, its tokens (the more of its cl100k and o200k counts, or the
+    estimate without bpe-openai: ``tokens_by`` says which) and the budget, and the ids of the
+    active facts it holds (``included``), that did not fit (``omitted``) and that the gate
+    held back (``held_back``, with why in ``held_back_reasons``)."""
+    from memsite.core import tokens
+    from memsite.core.estimate import estimate_tokens
+
+    text, warnings, room = _context(memory, budget, session)
+    total = budget or memory.config.budget
+    counted = tokens.count([text]) if text else [(0, 0)]
+    report: dict[str, Any] = {
+        "text": text,
+        "tokens": max(counted[0]) if counted else estimate_tokens(text),
+        "tokens_by": "cl100k/o200k" if counted else "estimate",
+        "budget": total,
+    }
+    rendered = _index_texts(memory, lambda render: render(room)) if room else None
+    report["included"] = rendered.included if rendered else []
+    report["omitted"] = rendered.omitted if rendered else []
+    report["held_back"] = list(rendered.held_back) if rendered else []
+    report["held_back_reasons"] = rendered.held_back if rendered else {}
+    report["warnings"] = warnings
+    return report
+
+
+def _context(memory: Memory, budget: int | None, session: str | None) -> tuple[str, list[str], int]:
+    """(the context, warnings, the budget its index was rendered for: 0 for none)."""
     from memsite.memory import sessions
 
     if budget is not None and budget < 1:
         raise InvalidInputError("budget must be a positive number of tokens")
     if not memory.config.enabled:
-        return "", []
+        return "", [], 0
     warnings: list[str] = []
     try:
         fresh = ensure_fresh(memory)
@@ -324,14 +406,16 @@ def context(
     total = budget or memory.config.budget
     if fresh and budget is None and not carry:
         try:
-            return memory.store.index_path.read_text(encoding="utf-8"), warnings
+            return memory.store.index_path.read_text(encoding="utf-8"), warnings, total
         except (OSError, UnicodeDecodeError):
             pass  # removed meanwhile: build it below
     if carry:
         from memsite.core.estimate import estimate_tokens
+        from memsite.core.hidden import strip_hidden
 
+        carry = strip_hidden(carry)  # a daily log edited by hand could hold them
         room = total - estimate_tokens(carry)
         if room < 1:
-            return index_text(memory, total), warnings
-        return index_text(memory, room) + carry, warnings
-    return index_text(memory, total), warnings
+            return index_text(memory, total), warnings, total
+        return index_text(memory, room) + carry, warnings, room
+    return index_text(memory, total), warnings, total

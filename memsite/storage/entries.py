@@ -26,6 +26,7 @@ from memsite.core.text import has_surrogate
 from memsite.core.validate import serialize
 from memsite.errors import InvalidEntryFileError, StorageError
 from memsite.files import link_new, read_bounded, unlink
+from memsite.storage import ledger
 from memsite.storage.layout import Store
 
 if TYPE_CHECKING:
@@ -102,6 +103,7 @@ def write_indexed(
         before = index.before_write()
         path, obj = write_entry(store, obj, new_id)
         index.wrote(path, before)
+        ledger.note(store, path)
     return path, obj
 
 

@@ -30,6 +30,7 @@ from memsite.core.review import (
     unknown_category_findings,
     unsafe_path,
 )
+from memsite.core.trust import held_findings
 from tests.conftest import make_entry
 
 T = datetime(2026, 3, 7, tzinfo=UTC)
@@ -76,6 +77,11 @@ def test_every_kind_a_builder_makes_is_ordered_and_explained() -> None:
         stale(a, T, 90),
         unsafe_path(".memsite/compacted is a symbolic link"),
         tracked_derived(".memsite/index.md", [".memsite/index.md"]),
+        *held_findings(
+            {a.id: "hidden_text", b.id: "suspicious:pipe-to-shell", c.id: "unreviewed"},
+            {x.id: x.filename for x in (a, b, c)},
+            "origin/main",
+        ),
     ]
     assert {f.kind for f in made} == set(KINDS)
 
@@ -137,8 +143,8 @@ def test_many_facts_about_one_subject_are_one_finding() -> None:
     [found] = conflict_findings(per, [], {e.id: e for e in facts}.get)
     assert found.ids == tuple(e.id for e in reversed(facts))  # newest first
     assert found.message.startswith(
-        "4 facts in conventions are about one subject but differ in a number, a version or a "
-        "negation (dddddddd, cccccccc, bbbbbbbb, aaaaaaaa): "
+        "4 facts in conventions are about one subject but differ in a number, a version, a name "
+        "or a negation (dddddddd, cccccccc, bbbbbbbb, aaaaaaaa): "
     )
 
 

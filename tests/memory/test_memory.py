@@ -189,7 +189,7 @@ def test_search_limit_category_and_all(store_root: Path, clock: Clock) -> None:
 
 def test_config_budget_and_categories_drive_context(store_root: Path, clock: Clock) -> None:
     (store_root / "config.json").write_text(
-        json.dumps({"memory": {"autoInjectTokenBudget": 60, "categories": {"gotchas": 1}}})
+        json.dumps({"memory": {"autoInjectTokenBudget": 150, "categories": {"gotchas": 1}}})
     )
     memory = open_memory(store_root, clock)
     for i in range(30):
@@ -197,7 +197,9 @@ def test_config_budget_and_categories_drive_context(store_root: Path, clock: Clo
         memory.add(f"gotcha number {i} with several words of detail", "gotchas")
     text = memory.context()
     assert text.startswith("<!-- Auto-generated") and "## Gotchas" in text
-    assert text.count("\n- ") < 30
+    shown = text.count("\n- ")
+    assert 0 < shown < 30
+    assert f"\n{30 - shown} more active facts did not fit" in text
 
 
 def test_future_entry_is_kept_and_reported(store_root: Path, clock: Clock) -> None:

@@ -123,6 +123,21 @@ class Entries:
         for values in db.execute(rows_sql(f"{where} {IN_ORDER}", "entries_order"), params):
             yield Row(*values)
 
+    def files(self) -> set[str]:
+        """The file name of every entry (any status)."""
+        return {unkey(f) for (f,) in self.index.sync().execute("SELECT file FROM entries")}
+
+    def file_stats(self) -> dict[str, tuple[int, int, int]]:
+        """File name → (inode, size, mtime) as the index last read it, for every file of
+        entries/: a file replaced under its name (a checkout, another tool) changes them."""
+        sql = "SELECT name, ino, size, mtime FROM files"
+        return {unkey(n): (i, s, m) for n, i, s, m in self.index.sync().execute(sql)}
+
+    def active_files(self) -> list[tuple[str, str]]:
+        """(id, file name) of every active entry, in no particular order."""
+        sql = "SELECT id, file FROM entries WHERE status = ?"
+        return [(i, unkey(f)) for i, f in self.index.sync().execute(sql, (ACTIVE,))]
+
     def anchored_active(self) -> list[Entry]:
         """Active entries with anchors, newest first."""
         sql = "WHERE status = ? AND anchors > 0 ORDER BY created DESC, id DESC"
@@ -212,6 +227,11 @@ class Records:
         found = {r.file: r for r in records_where(db, "target", wanted)}
         found.update((r.file, r) for r in records_where(db, "other", wanted))
         return [r.record() for r in sorted(found.values(), key=lambda r: (r.created, r.file))]
+
+    def approvals(self) -> list[tuple[str, str]]:
+        """(record file name, approved fact id) of every approve record."""
+        sql = "SELECT file, target FROM records WHERE kind = 'approve'"
+        return list(self.index.sync().execute(sql))
 
     def retired(self, ids: Iterable[str]) -> set[str]:
         """The ids among ``ids`` that a retire record names."""

@@ -1,0 +1,231 @@
+"""The trust gate's answers for one store (rules: ``core.trust``; git: ``storage.provenance``;
+the ledger of files written here: ``storage.ledger``): each file's trust, the active facts held
+back and why, who added each file (provenance), and `approve`.
+
+Finding the answer walks a tree at the reviewed ref and scans the text of new facts, so it is
+kept in ``cache/trust.marshal`` (bound to this clone) with what it was found from: the git
+files' stamp (``provenance.git_key``), the entries' fingerprint and the ledger's stat. A
+session start with nothing changed reads that one file; an `add` scans only the new fact.
+"""
+
+from __future__ import annotations
+
+import marshal
+import os
+import zlib
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from memsite.files import replace_if_changed
+from memsite.storage.provenance import OFF, Added, Survey
+from memsite.version import __version__
+
+if TYPE_CHECKING:
+    from memsite.memory import Memory
+
+_VERSION = 2  # the shape of the cache files
+
+
+class Trust(NamedTuple):
+    """The gate's state: the survey of the reviewed ref (without its list of reviewed files,
+    kept apart), the files written here still local, the entry files that are not reviewed
+    (usually few), and the active facts held back (id → why, see ``core.trust.held_back``)
+    or let through by an approval."""
+
+    survey: Survey
+    local: frozenset[str]
+    outside: frozenset[str]
+    held: dict[str, str]
+    approved: frozenset[str]
+
+    @property
+    def on(self) -> bool:
+        return self.survey.on
+
+    def level(self, name: str) -> str | None:
+        """An entry file's trust; None when trust is off."""
+        from memsite.core.trust import LOCAL, REVIEWED, UNREVIEWED
+
+        if not self.on:
+            return None
+        if name in self.local:
+            return LOCAL
+        return UNREVIEWED if name in self.outside else REVIEWED
+
+    def stamp(self) -> str:
+        """What the views depend on: the facts held back, and whether trust is on."""
+        text = f"{self.on}" + "".join(f"\n{i}{w}" for i, w in sorted(self.held.items()))
+        text += "".join(f"\n+{i}" for i in sorted(self.approved))
+        return f"{zlib.crc32(text.encode()):08x}"
+
+
+def _stat(path: os.PathLike[str]) -> tuple[int, int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_ino, info.st_size, info.st_mtime_ns
+
+
+def _load(memory: Memory, path: Path) -> dict[str, Any]:
+    store = memory.store
+    if store.why_unsafe(path) is not None:
+        return {}
+    try:
+        with open(path, "rb") as handle:
+            saved = marshal.load(handle)
+    except (OSError, EOFError, ValueError, TypeError):
+        return {}
+    ok = isinstance(saved, dict) and saved.get("version") == (_VERSION, __version__, store.home())
+    return saved if ok else {}
+
+
+def _save(memory: Memory, path: Path, data: dict[str, Any]) -> None:
+    from memsite.errors import StorageError
+
+    store = memory.store
+    data = {"version": (_VERSION, __version__, store.home()), **data}
+    try:
+        store.writable(store.cache_dir, children=True)
+        replace_if_changed(path, marshal.dumps(data), tmp_dir=store.tmp_dir)
+    except (OSError, StorageError):
+        pass  # a cache: the next command finds the answer again
+
+
+def _git_key(memory: Memory) -> Any:
+    from memsite.storage.provenance import git_key
+
+    return git_key(memory.store.project_root, memory.config.reviewed_ref)
+
+
+def current(memory: Memory) -> Trust:
+    """The gate's state as the store is now (remembered for the operation, and in
+    ``cache/trust.marshal`` while git, the entries and the ledger stay as they were)."""
+    memo = memory.model.trust
+    key = (
+        _git_key(memory),
+        memory.model.fingerprint(),
+        _stat(memory.store.written_ledger),
+        memory.config.reviewed_ref,
+    )
+    if memo is not None and memo[0] == key and key[0] is not None:
+        known: Trust = memo[1]
+        return known
+    saved = _load(memory, memory.store.trust_cache)
+    found = _saved(saved) if saved.get("key") == key and key[0] is not None else None
+    if found is None:
+        found = _find(memory, key)
+    memory.model.trust = (key, found)
+    return found
+
+
+def _saved(saved: dict[str, Any]) -> Trust | None:
+    """The cached answer, if it has the shape this version writes (else find it again)."""
+    try:
+        found = Trust(Survey(*saved["survey"]), *saved["trust"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    sets = (found.local, found.outside, found.approved, found.survey.reviewed)
+    if not all(isinstance(s, frozenset) for s in sets) or not isinstance(found.held, dict):
+        return None
+    return found
+
+
+def _survey(memory: Memory, saved: dict[str, Any], git: Any, stats: dict[str, Any]) -> Survey:
+    """The reviewed ref's survey: the last one while git's files stay, with the files read
+    in since then (replaced under their names: a checkout, another tool) checked again
+    (``stats``: each file's inode, size and mtime as the index read it)."""
+    from memsite.storage.git import show_prefix
+    from memsite.storage.provenance import changed, survey
+
+    if git == ("none",):
+        return OFF
+    store = memory.store
+    top = memory.project_top()
+    prefix = show_prefix(store.entries_dir)
+    if git is not None and saved.get("git") == git and isinstance(saved.get("reviewed"), dict):
+        was = saved["reviewed"]
+        found = Survey(*saved["survey"])._replace(reviewed=frozenset(was))
+        again = {name for name in found.reviewed if stats.get(name) != was[name]}
+        if not again or found.commit is None:
+            return found
+        differ = changed(top, found.commit, prefix, sorted(again))
+        return found._replace(reviewed=found.reviewed - differ)
+    config = os.path.relpath(store.config_path, top)
+    return survey(top, prefix, memory.config.reviewed_ref, config)
+
+
+def _find(memory: Memory, key: tuple[Any, ...]) -> Trust:
+    from memsite.core.trust import approved_ids, content_flag, held_back
+    from memsite.storage.ledger import unchanged, written
+
+    store = memory.store
+    saved = _load(memory, store.trust_files)
+    index = memory.index()
+    stats = index.entries.file_stats()
+    found = _survey(memory, saved, key[0], stats)
+    active = index.entries.active_files()
+    names = {name for _, name in active}
+    scanned: dict[str, str] = {n: f for n, f in saved.get("flags", {}).items() if n in names}
+    new = {entry_id for entry_id, name in active if name not in scanned}
+    for entry in index.entries.with_ids(new) if new else ():
+        scanned[entry.filename] = content_flag(entry.content)
+    local = frozenset(
+        name
+        for name, crc in written(store).items()
+        if name not in found.reviewed and unchanged(store, name, crc)
+    )
+    approved = approved_ids(index.records.approvals(), found.on, found.reviewed, local)
+    held = held_back(active, scanned, found.on, found.reviewed, local, approved)
+    outside = frozenset(index.entries.files() - found.reviewed) if found.on else frozenset()
+    bare = found._replace(reviewed=frozenset())
+    trust = Trust(bare, local, outside, held, frozenset(approved & {i for i, _ in active}))
+    reviewed = {name: stats.get(name) for name in found.reviewed}
+    cold = {"git": key[0], "survey": tuple(bare), "reviewed": reviewed}
+    _save(memory, store.trust_files, {**cold, "flags": scanned})
+    _save(memory, store.trust_cache, {"key": key, "survey": tuple(bare), "trust": tuple(trust)[1:]})
+    return trust
+
+
+def held(memory: Memory) -> dict[str, str]:
+    """Active fact id → why it is held back from agents."""
+    return current(memory).held
+
+
+def provenance(memory: Memory, names: list[str]) -> dict[str, Added]:
+    """Entry file name → the commit that added it, for ``names`` (one ``git log`` for the
+    whole store, kept in ``cache/provenance.sqlite3`` while HEAD and the git index stay)."""
+    from memsite.errors import StorageError
+    from memsite.storage.provenance import added, lookup_added
+
+    key = _git_key(memory)
+    if key == ("none",):
+        return {}
+    store = memory.store
+    try:
+        store.writable(store.cache_dir, children=True)
+        store.writable(store.provenance_db)
+    except StorageError:
+        found = added(store.entries_dir)
+        return {n: found[n] for n in names if n in found}
+    return lookup_added(store.provenance_db, key, names, store.entries_dir, store.home())
+
+
+def fields_of(memory: Memory, entries: list[tuple[str, str]]) -> dict[str, dict[str, Any]]:
+    """Entry id → the ``provenance`` and ``trust`` keys of JSON outputs (and ``held_back``,
+    why it is not delivered, when it is not), for (id, file name) pairs."""
+    if not entries:
+        return {}
+    trust = current(memory)
+    made = provenance(memory, [name for _, name in entries])
+    out: dict[str, dict[str, Any]] = {}
+    for entry_id, name in entries:
+        info = made.get(name)
+        shown: dict[str, Any] = {
+            "provenance": info._asdict() if info is not None else None,
+            "trust": trust.level(name),
+        }
+        if entry_id in trust.held:
+            shown["held_back"] = trust.held[entry_id]
+        out[entry_id] = shown
+    return out

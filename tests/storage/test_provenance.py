@@ -1,0 +1,81 @@
+"""What git says about entry files, against real repositories: the key that changes with
+HEAD, the index, refs and config; the survey of the reviewed ref; and who added each file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memsite.storage import provenance as p
+from tests.conftest import git
+from tests.memory.test_trust import author, commit
+
+
+@pytest.fixture
+def clone(tmp_path: Path) -> Path:
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    root = tmp_path / "work"
+    git(tmp_path, "clone", "-q", str(remote), str(root))
+    git(root, "checkout", "-q", "-b", "main")
+    (root / "mem" / "entries").mkdir(parents=True)
+    (root / "mem" / "config.json").write_text("{}\n")
+    (root / "mem" / "entries" / "a.json").write_text("{}\n")
+    commit(root, "Alice", "a")
+    git(root, "push", "-q", "origin", "main")
+    git(root, "remote", "set-head", "origin", "main")
+    return root
+
+
+def test_the_key_changes_with_commits_pushes_and_config(clone: Path) -> None:
+    keys = [p.git_key(clone / "mem", None)]
+    (clone / "mem" / "entries" / "b.json").write_text("{}\n")
+    commit(clone, "Bob", "b")
+    keys.append(p.git_key(clone / "mem", None))
+    git(clone, "push", "-q", "origin", "main")
+    keys.append(p.git_key(clone / "mem", None))
+    git(clone, "remote", "add", "other", "/nowhere")
+    keys.append(p.git_key(clone / "mem", None))
+    assert len(set(keys)) == 4
+    assert p.git_key(clone / "mem", None) == keys[-1]
+
+
+def test_outside_a_work_tree_the_key_says_so(tmp_path: Path) -> None:
+    assert p.git_key(tmp_path, None) == ("none",)
+
+
+def test_the_survey_lists_files_the_ref_holds_unchanged(clone: Path) -> None:
+    entries = clone / "mem" / "entries"
+    (entries / "b.json").write_text("{}\n")
+    commit(clone, "Bob", "b")  # committed, not pushed
+    (entries / "c.json").write_text("{}\n")  # not even committed
+    found = p.survey(clone, "mem/entries/", None, "mem/config.json")
+    assert found.on and found.ref == "origin/HEAD" and found.warning is None
+    assert found.reviewed == frozenset({"a.json"})
+    (entries / "a.json").write_text('{"changed": true}\n')
+    assert p.survey(clone, "mem/entries/", None, "mem/config.json").reviewed == frozenset()
+
+
+def test_who_added_each_file(clone: Path) -> None:
+    entries = clone / "mem" / "entries"
+    (entries / "b.json").write_text("{}\n")
+    author(clone, "Bob & 'co' Jr", "add", "-A")
+    author(clone, "Bob & 'co' Jr", "commit", "-q", "-m", "b")
+    found = p.added(entries)
+    assert set(found) == {"a.json", "b.json"}
+    assert found["a.json"].author == "Alice" and found["a.json"].email == "alice@example.com"
+    assert found["b.json"].author == "Bob & 'co' Jr" and found["b.json"].signature == "N"
+    assert len(found["b.json"].commit) == 40
+
+
+def test_the_lookup_is_cached_by_the_key(clone: Path, tmp_path: Path) -> None:
+    entries = clone / "mem" / "entries"
+    db = tmp_path / "provenance.sqlite3"
+    first = p.lookup_added(db, ("k", 1), ["a.json", "zz.json"], entries, "home")
+    assert set(first) == {"a.json"}
+    (entries / "b.json").write_text("{}\n")
+    commit(clone, "Bob", "b")
+    assert p.lookup_added(db, ("k", 1), ["b.json"], entries, "home") == {}  # same key: cached
+    assert set(p.lookup_added(db, ("k", 2), ["b.json"], entries, "home")) == {"b.json"}
+    assert set(p.lookup_added(db, ("k", 2), ["b.json"], entries, "other")) == {"b.json"}
