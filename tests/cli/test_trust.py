@@ -32,12 +32,20 @@ def team(tmp_path: Path) -> Team:
 def test_context_json_names_what_it_holds_left_out_and_held_back(team: Team) -> None:
     fact = team.merge_unreviewed(MALICE)
     for i in range(40):
-        team.memory().add(f"Service {i} owns the queue named orders-{i} in production", "operations")
+        team.memory().add(
+            f"Service {i} owns the queue named orders-{i} in production", "operations"
+        )
     done = memsite(team.root, "context", "--json", "--budget", "300")
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert set(report) == {
-        "text", "tokens", "tokens_by", "budget", "included", "omitted", "held_back",
+        "text",
+        "tokens",
+        "tokens_by",
+        "budget",
+        "included",
+        "omitted",
+        "held_back",
         "held_back_reasons",
     }
     assert report["tokens_by"] == "cl100k/o200k"  # bpe-openai is a test dependency

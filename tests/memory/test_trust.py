@@ -86,7 +86,9 @@ def test_a_fact_merged_without_review_is_held_back_and_kept(team: Team) -> None:
     text = memory.context()
     assert MALICE not in text
     assert "Tests run with pytest -n auto" in text
-    assert text.rstrip().endswith("1 fact held back until a person reviews it: see `memsite review`.")
+    assert text.rstrip().endswith(
+        "1 fact held back until a person reviews it: see `memsite review`."
+    )
     # kept, searchable and flagged
     (hit,) = memory.search("setup script wiki")
     assert hit["id"] == fact and hit["trust"] == "unreviewed" and hit["held_back"] == "unreviewed"
@@ -233,8 +235,9 @@ def test_a_remote_without_its_ref_falls_back_with_one_warning(tmp_path: Path) ->
     assert MALICE in memory.context()
     status = memory.status()["trust"]
     assert not status["on"]
-    assert "no reviewed ref (origin/HEAD or origin/main or origin/master not found)" in (
-        status["warning"]
+    assert (
+        "no reviewed ref (origin/HEAD or origin/main or origin/master not found)"
+        in (status["warning"])
     )
 
 
