@@ -5,9 +5,10 @@ of the facts a new one may conflict with, as it warns of near duplicates."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from tests.conftest import Invoke
+from tests.conftest import Invoke, make_entry, write_raw
 
 HS256 = "API tokens are JWTs signed with HS256 using the shared secret from the vault"
 RS256 = "API tokens are JWTs signed with RS256; the public key is served at /jwks"
@@ -77,3 +78,19 @@ def test_add_warns_of_the_facts_a_new_one_may_conflict_with(runner: Invoke) -> N
     amended = runner("amend", old, "API tokens are JWTs signed with ES256", "--json")
     (warning,) = amended.json()["warnings"]  # the old one is superseded: the other remains
     assert warning.startswith(f"may conflict with {new[:8]} (es256 vs rs256)")
+
+
+def test_a_category_whose_facts_all_conflict_keeps_its_newest_first(
+    runner: Invoke, store_root: Path
+) -> None:
+    """Marked facts go after the others: were only the newest marked (those within the
+    budget), older ones would come first. The facts their place leaves are read too."""
+    (store_root / "config.json").write_text(
+        json.dumps({"memory": {"autoInjectTokenBudget": 300}}), encoding="utf-8"
+    )
+    for n in range(60):
+        created = f"2026-03-01T10:{n // 60:02d}:{n % 60:02d}.000Z"
+        write_raw(store_root, make_entry(f"Retry webhooks {n} times", "operations", created))
+    lines = [line for line in runner("context").stdout.splitlines() if line.startswith("- ")]
+    assert lines and lines[0].startswith("- Retry webhooks 59 times (may conflict with")
+    assert all("may conflict" in line for line in lines)
