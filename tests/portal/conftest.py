@@ -75,7 +75,13 @@ def hostile_entries(store: Path) -> list[dict[str, Any]]:
         plant(store, content=f"Danger {SCRIPT} here", tags=["ok-tag"]),
         plant(store, content=f"Image {IMG} and {IMG_MD}", agent=f"agent {IMG}"),
         plant(store, content=f"Links {JS_LINK} and {RAW_LINK} and javascript:alert(4)"),
-        plant(store, content=f"Template {JINJA} stays literal", agent="<b>agent</b>"),
+        # the newest fact of its category, so that index.md holds it whatever the random ids
+        plant(
+            store,
+            content=f"Template {JINJA} stays literal",
+            agent="<b>agent</b>",
+            created="2026-11-30T10:00:00.000Z",
+        ),
         plant(
             store,
             content="Foreign category",
