@@ -16,11 +16,7 @@ imports no rule.
 
 from __future__ import annotations
 
-import marshal
 from typing import TYPE_CHECKING, Any
-
-from memsite.files import replace_if_changed
-from memsite.version import __version__
 
 if TYPE_CHECKING:
     from memsite.memory import Memory
@@ -32,7 +28,7 @@ _ROUNDS = 4
 
 def conflict_markers(memory: Memory) -> dict[str, str]:
     """Active fact id → its marker, for the facts index.md may show that possibly conflict."""
-    key = [_VERSION, __version__, memory.model.fingerprint(), memory.config.budget]
+    key = [memory.model.fingerprint(), memory.config.budget]
     saved = _load(memory)
     if saved.get("key") == key and isinstance(saved.get("markers"), dict):
         return dict(saved["markers"])
@@ -103,24 +99,8 @@ def _relations(memory: Memory, ids: set[str]) -> dict[tuple[str, str], str]:
 
 
 def _load(memory: Memory) -> dict[str, Any]:
-    store = memory.store
-    path = store.cache_dir / _NAME
-    if store.why_unsafe(path) is not None:
-        return {}
-    try:
-        with open(path, "rb") as handle:
-            saved = marshal.load(handle)
-    except (OSError, EOFError, ValueError, TypeError):
-        return {}
-    return saved if isinstance(saved, dict) else {}
+    return memory.model.caches.load_bound(memory.store.cache_dir / _NAME, _VERSION)
 
 
 def _save(memory: Memory, data: dict[str, Any]) -> None:
-    from memsite.errors import StorageError
-
-    store = memory.store
-    try:
-        store.writable(store.cache_dir, children=True)
-        replace_if_changed(store.cache_dir / _NAME, marshal.dumps(data), tmp_dir=store.tmp_dir)
-    except (OSError, StorageError):
-        pass  # a cache: the next session start finds the answer again
+    memory.model.caches.save_bound(memory.store.cache_dir / _NAME, _VERSION, data)

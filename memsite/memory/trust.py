@@ -10,15 +10,12 @@ session start with nothing changed reads that one file; an `add` scans only the 
 
 from __future__ import annotations
 
-import marshal
 import os
 import zlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from memsite.files import replace_if_changed
 from memsite.storage.provenance import OFF, Added, Survey
-from memsite.version import __version__
 
 if TYPE_CHECKING:
     from memsite.memory import Memory
@@ -68,28 +65,11 @@ def _stat(path: os.PathLike[str]) -> tuple[int, int, int] | None:
 
 
 def _load(memory: Memory, path: Path) -> dict[str, Any]:
-    store = memory.store
-    if store.why_unsafe(path) is not None:
-        return {}
-    try:
-        with open(path, "rb") as handle:
-            saved = marshal.load(handle)
-    except (OSError, EOFError, ValueError, TypeError):
-        return {}
-    ok = isinstance(saved, dict) and saved.get("version") == (_VERSION, __version__, store.home())
-    return saved if ok else {}
+    return memory.model.caches.load_bound(path, _VERSION)
 
 
 def _save(memory: Memory, path: Path, data: dict[str, Any]) -> None:
-    from memsite.errors import StorageError
-
-    store = memory.store
-    data = {"version": (_VERSION, __version__, store.home()), **data}
-    try:
-        store.writable(store.cache_dir, children=True)
-        replace_if_changed(path, marshal.dumps(data), tmp_dir=store.tmp_dir)
-    except (OSError, StorageError):
-        pass  # a cache: the next command finds the answer again
+    memory.model.caches.save_bound(path, _VERSION, data)
 
 
 def _git_key(memory: Memory) -> Any:
@@ -185,11 +165,6 @@ def _find(memory: Memory, key: tuple[Any, ...]) -> Trust:
     _save(memory, store.trust_files, {**cold, "flags": scanned})
     _save(memory, store.trust_cache, {"key": key, "survey": tuple(bare), "trust": tuple(trust)[1:]})
     return trust
-
-
-def held(memory: Memory) -> dict[str, str]:
-    """Active fact id → why it is held back from agents."""
-    return current(memory).held
 
 
 def provenance(memory: Memory, names: list[str]) -> dict[str, Added]:

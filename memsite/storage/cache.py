@@ -77,6 +77,28 @@ class Caches:
     def save_flagged(self, ids: set[str]) -> None:
         self._save(self.store.secret_flagged, (json.dumps(sorted(ids)) + "\n").encode())
 
+    # --- marshalled answers of the memory layer (the trust gate, conflict markers) -------------
+
+    def load_bound(self, path: Path, version: int) -> dict[str, Any]:
+        """A cache file :meth:`save_bound` wrote with ``version``, in this clone (else {}: a
+        file that came with the files, committed or crafted, is never believed)."""
+        if self.store.why_unsafe(path) is not None:
+            return {}
+        try:
+            with open(path, "rb") as handle:
+                saved = marshal.load(handle)
+        except (OSError, EOFError, ValueError, TypeError):
+            return {}
+        stamp = (version, __version__, self.store.home())
+        return saved if isinstance(saved, dict) and saved.get("version") == stamp else {}
+
+    def save_bound(self, path: Path, version: int, data: dict[str, Any]) -> None:
+        """Write ``data`` to ``path`` in cache/, stamped with ``version``, memsite's version
+        and this clone; a cache, so a failure to write is let go."""
+        stamp = (version, __version__, self.store.home())
+        with contextlib.suppress(OSError):
+            self._save(path, marshal.dumps({"version": stamp, **data}))
+
     # --- secret-scan verdicts ---------------------------------------------------------------
 
     def load_verdicts(self) -> Verdicts:

@@ -177,21 +177,9 @@ def _reviewed(top: Path, folder: str, commit: str) -> frozenset[str]:
     listed = _answer(
         top, "-c", "core.quotePath=false", "ls-tree", "-r", "-z", "--name-only", commit, "--", where
     )
-    changed = _answer(
-        top,
-        "-c",
-        "core.quotePath=false",
-        "diff",
-        "--no-renames",
-        "-z",
-        "--name-only",
-        commit,
-        "--",
-        where,
-    )
-    if listed is None or changed is None:
+    differ = _differing(top, commit, [where])
+    if listed is None or differ is None:
         return frozenset()
-    differ = set(changed.split("\0"))
     return frozenset(
         path[len(where) :]
         for path in listed.split("\0")
@@ -199,11 +187,9 @@ def _reviewed(top: Path, folder: str, commit: str) -> frozenset[str]:
     )
 
 
-def changed(top: Path, commit: str, folder: str, names: list[str]) -> frozenset[str]:
-    """Which of ``names`` (files of ``folder``) differ in the work tree from ``commit``
-    (all of them when git cannot say)."""
-    where = folder.rstrip("/") + "/"
-    paths = [where + name for name in names]
+def _differing(top: Path, commit: str, paths: list[str]) -> set[str] | None:
+    """The paths under ``paths`` whose work-tree copy differs from ``commit`` (None: git
+    could not say)."""
     out = _answer(
         top,
         "-c",
@@ -216,9 +202,17 @@ def changed(top: Path, commit: str, folder: str, names: list[str]) -> frozenset[
         "--",
         *paths,
     )
-    if out is None:
+    return None if out is None else {p for p in out.split("\0") if p}
+
+
+def changed(top: Path, commit: str, folder: str, names: list[str]) -> frozenset[str]:
+    """Which of ``names`` (files of ``folder``) differ in the work tree from ``commit``
+    (all of them when git cannot say)."""
+    where = folder.rstrip("/") + "/"
+    differ = _differing(top, commit, [where + name for name in names])
+    if differ is None:
         return frozenset(names)
-    return frozenset(p[len(where) :] for p in out.split("\0") if p.startswith(where))
+    return frozenset(p[len(where) :] for p in differ if p.startswith(where))
 
 
 def added(folder: Path) -> dict[str, Added]:
