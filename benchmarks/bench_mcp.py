@@ -6,9 +6,11 @@ Usage::
 
 Measures, through the SDK's in-process `Client` (so protocol handling is included):
 ``memory_write`` and ``memory_search`` latency (median, p95; each call opens a fresh `Memory`
-and re-scans the store, as the server does), and, over stdio, the time from starting
-``memsite mcp`` as a subprocess to the first ``tools/list`` answer. The same calls made on the
-service layer directly show what MCP itself costs. Prints a table and JSON.
+and re-scans the store, as the server does); the same calls on the service layer directly
+show what MCP itself costs. Over stdio: the time from starting ``memsite mcp`` to its answer
+to ``initialize`` (clients give a server a few seconds: Gemini CLI 5 s), beside a baseline
+of ``python -c "import mcp.server.lowlevel"`` run alternately, on a warm store, after one
+write, and on a first build (no cache). Prints a table and JSON.
 """
 
 from __future__ import annotations
@@ -16,7 +18,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -24,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from mcp import Client, StdioServerParameters
+from mcp import Client
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from gen_store import generate
@@ -50,7 +54,7 @@ def summary(values: list[float]) -> dict[str, float]:
 
 
 async def in_process(store: Path, rounds: int) -> dict[str, dict[str, float]]:
-    server = build_server(Store(store))
+    server = build_server(Memory.open(str(store)))
     writes: list[float] = []
     searches: list[float] = []
     async with Client(server) as client:
@@ -72,19 +76,76 @@ async def in_process(store: Path, rounds: int) -> dict[str, dict[str, float]]:
     return {"memory_write": summary(writes), "memory_search": summary(searches)}
 
 
-async def startup(store: Path, rounds: int) -> dict[str, float]:
-    env = {k: v for k, v in os.environ.items() if k != "MEMSITE_STORE"}
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "memsite", "--store", str(store), "mcp"], env=env
+INITIALIZE = (
+    json.dumps(
+        {
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "initialize",
+            "params": {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {},
+                "clientInfo": {"name": "bench", "version": "1"},
+            },
+        }
     )
-    times: list[float] = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        async with Client(params, read_timeout_seconds=120) as client:
-            tools = await client.list_tools()
-            times.append(time.perf_counter() - start)
-            assert len(tools.tools) == 5
-    return summary(times)
+    + "\n"
+)
+BASELINE = [sys.executable, "-c", "import mcp.server.lowlevel"]
+
+
+def _answer_time(store: Path) -> float:
+    """Seconds from starting `memsite mcp` to its answer to `initialize` (one JSON line)."""
+    env = {k: v for k, v in os.environ.items() if k != "MEMSITE_STORE"}
+    command = [sys.executable, "-m", "memsite", "--store", str(store), "mcp"]
+    start = time.perf_counter()
+    with subprocess.Popen(
+        command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env
+    ) as server:
+        assert server.stdin is not None and server.stdout is not None
+        server.stdin.write(INITIALIZE)
+        server.stdin.flush()
+        answer = server.stdout.readline()
+        took = time.perf_counter() - start
+        server.stdin.close()
+        server.wait(timeout=60)
+    assert '"result"' in answer, answer[:200]
+    return took
+
+
+def _prepare(store: Path, state: str, round_: int) -> None:
+    if state == "first build":  # a fresh clone: no cache, views never built
+        shutil.rmtree(store / "cache", ignore_errors=True)
+        (store / "index.md").unlink(missing_ok=True)
+    elif state == "after a write":  # the usual next session: one fact since the last build
+        Memory.open(str(store)).compact()
+        Memory.open(str(store)).add(f"Bench fact {round_}: shard {round_} moves.", "operations")
+    else:
+        Memory.open(str(store)).compact()
+
+
+def initialize(store: Path, starts: int) -> dict[str, dict[str, float]]:
+    """`initialize` answered, side by side with the baseline (`import mcp.server.lowlevel`),
+    alternating, median of ``starts`` each, for each state of the store."""
+    results = {}
+    for state in ("warm", "after a write", "first build"):
+        base: list[float] = []
+        served: list[float] = []
+        for round_ in range(starts):
+            _prepare(store, state, round_)
+            start = time.perf_counter()
+            subprocess.run(BASELINE, check=True)
+            base.append(time.perf_counter() - start)
+            served.append(_answer_time(store))
+        b, m = statistics.median(base), statistics.median(served)
+        results[f"initialize ({state})"] = {
+            "median_ms": round(m * 1000, 1),
+            "baseline_ms": round(b * 1000, 1),
+            "ratio": round(m / b, 2),
+            "above_baseline_ms": round((m - b) * 1000, 1),
+            "n": starts,
+        }
+    return results
 
 
 def direct(store: Path, rounds: int) -> dict[str, dict[str, float]]:
@@ -118,11 +179,18 @@ def main(argv: list[str] | None = None) -> int:
         results: dict[str, Any] = {"entries": args.entries}
         results.update(anyio.run(in_process, store, args.rounds))
         results.update(direct(store, args.rounds))
-        results["startup_to_tools_list"] = anyio.run(startup, store, args.starts)
+        starts = initialize(store, args.starts)
+        results.update(starts)
     names = ("memory_write", "memory_search", "service_add", "service_search")
-    for name in (*names, "startup_to_tools_list"):
+    for name in names:
         row = results[name]
-        print(f"{name:<24} median {row['median_ms']:>8.1f} ms   p95 {row['p95_ms']:>8.1f} ms")
+        print(f"{name:<26} median {row['median_ms']:>8.1f} ms   p95 {row['p95_ms']:>8.1f} ms")
+    for name, row in starts.items():
+        print(
+            f"{name:<26} median {row['median_ms']:>8.1f} ms   {row['ratio']:.2f}x "
+            f"`import mcp.server.lowlevel` ({row['baseline_ms']:.0f} ms; "
+            f"{row['above_baseline_ms']:+.0f} ms)"
+        )
     print(json.dumps(results))
     return 0
 

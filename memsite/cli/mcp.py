@@ -10,6 +10,7 @@ import click
 from memsite.cli.kit import get_memory, out, warn
 from memsite.core.hosts import is_loopback
 from memsite.errors import InvalidInputError, StorageError
+from memsite.mcp.catalog import TOOLS
 
 TOKEN_BYTES = 32  # secrets.token_urlsafe: 43 characters, 256 bits
 
@@ -51,7 +52,15 @@ def http_token(host: str, token_file: str | None) -> str | None:
     return token
 
 
-@click.command()
+HELP = (
+    f"Serve the memory to agents over MCP: the tools {', '.join(TOOLS)}; the resources "
+    "memsite://index (index.md) and memsite://entries/{id}.\n\n"
+    "Over HTTP, requests must name this server in Host (else 421) and come from no other site "
+    "(Origin, else 403): a DNS-rebinding web page is refused."
+)
+
+
+@click.command(help=HELP, short_help="Serve the memory to agents over MCP (tools and resources).")
 @click.option(
     "--transport",
     type=click.Choice(["stdio", "http"]),
@@ -80,11 +89,7 @@ def http_token(host: str, token_file: str | None) -> str | None:
 )
 @click.pass_context
 def mcp(ctx: click.Context, transport: str, host: str, port: int, token_file: str | None) -> None:
-    """Serve the memory to agents over MCP (tools memory_write/read/search/delete/list).
-
-    Over HTTP, requests must name this server in Host (else 421) and come from no other site
-    (Origin, else 403): a DNS-rebinding web page is refused.
-    """
+    """`memsite mcp` (its help is HELP, which names the tools from ``mcp.catalog``)."""
     if token_file is not None and transport != "http":
         raise InvalidInputError("--token-file is for --transport http; drop it for stdio")
     memory = get_memory(ctx)  # a missing store or bad config fails here, before serving

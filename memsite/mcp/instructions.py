@@ -28,16 +28,28 @@ def guide(categories: list[str], index_path: str) -> str:
     )
 
 
+STALE = (
+    "\n\nThe index of the team's most important facts is not built yet in this clone: read "
+    "resource memsite://index before non-trivial work."
+)
+
+
 def build_instructions(memory: Memory) -> str:
     """Guide plus the index within what is left of INSTRUCTIONS_MAX characters: the top facts
-    of every category by weight, as index.md holds them within its token budget."""
+    of every category by weight, as index.md holds them within its token budget. Instructions
+    are the answer to `initialize`, which clients give a few seconds (Gemini CLI: 5 s): they
+    wait on an incremental compaction (tens of ms), never on the views' first build in a clone
+    (seconds at 10k facts; STALE says where the index is, and the first call builds it)."""
     index_path = memory.store.relative(memory.store.index_path)
     head = guide(list(memory.config.categories), index_path)
     intro = "\n\nIndex (the top facts of each category; more: memsite://index, memory_search):\n"
+    room = INSTRUCTIONS_MAX - len(head) - len(intro)
     try:
-        body = memory.index_within(INSTRUCTIONS_MAX - len(head) - len(intro), _shown)
+        body = memory.index_within(room, _shown, first_build=False)
     except MemsiteError as exc:
-        body = f"(index.md unavailable: {exc})"[: INSTRUCTIONS_MAX - len(head) - len(intro)]
+        body = f"(index.md unavailable: {exc})"[:room]
+    if body is None:
+        return head + STALE
     return f"{head}{intro}{body}" if body else head
 
 

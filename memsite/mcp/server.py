@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any, Literal, cast
 
@@ -23,6 +23,7 @@ from pydantic import Field
 from memsite.core.text import one_line, printable
 from memsite.core.validate import Limits
 from memsite.errors import EntryNotFoundError, MemsiteError, SecretFoundError
+from memsite.mcp.catalog import DESCRIPTIONS, TOOLS
 from memsite.mcp.instructions import build_instructions
 from memsite.mcp.shapes import (
     DailyHit,
@@ -38,17 +39,12 @@ from memsite.mcp.shapes import (
     VerifyResult,
     WriteResult,
 )
+from memsite.mcp.words import argument_errors, in_agent_words
 from memsite.memory import Memory, session_name
 from memsite.version import __version__
 
 LIST_LIMIT = 50
 LIST_MAX = 10_000  # a bound the client is told (an unbounded limit crashed the listing)
-WRITE_DOC = (
-    "Record one durable project fact (a convention, an architecture fact, how to build/test/"
-    "deploy, a decision and its reason). Categories: {categories}. Deduplicated: an identical "
-    "active fact answers status 'duplicate' and writes nothing; near duplicates are listed. "
-    "To change a fact, pass supersedes=[old id]. Text that looks like a credential is refused."
-)
 SECRET_HINT = (
     "; memsite does not accept this over MCP: if it is a false positive, ask a person to review "
     'it and record it with `memsite add "..." -c CATEGORY --allow-secret`'
@@ -59,13 +55,56 @@ Transport = Literal["stdio", "http"]
 
 @contextmanager
 def _tool_errors() -> Iterator[None]:
-    """The one place where service errors become MCP tool errors (isError results)."""
+    """The one place where service errors become MCP tool errors (isError results), in the
+    agent's words: its tools, not shell commands (``words.in_agent_words``)."""
     try:
         yield
     except SecretFoundError as exc:
-        raise ToolError(str(exc) + SECRET_HINT) from None
+        raise ToolError(in_agent_words(str(exc)) + SECRET_HINT) from None
     except MemsiteError as exc:
-        raise ToolError(str(exc)) from None
+        raise ToolError(in_agent_words(str(exc))) from None
+
+
+class _Server(MCPServer[Any]):
+    """`MCPServer` whose failed calls answer one plain line: the SDK prefixes every tool error
+    with "Error executing tool NAME:" and reports bad arguments as pydantic's multi-line
+    dump with a documentation URL; an agent is told what is wrong and what the tool takes."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> Any:
+        from pydantic import ValidationError
+
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            if isinstance(cause, ValidationError):
+                takes = await self._arguments_of(name)
+                raise ToolError(argument_errors(cause.errors(), name, takes)) from None
+            if name not in TOOLS:
+                raise ToolError(f"no tool {name!r}: the tools are {', '.join(TOOLS)}") from None
+            if isinstance(cause, ToolError) and type(exc) is ToolError:
+                raise ToolError(str(cause)) from None
+            raise
+
+    async def _arguments_of(self, name: str) -> list[str]:
+        for tool in await self.list_tools():
+            if tool.name == name:
+                return list(tool.input_schema.get("properties", {}))
+        return []
+
+
+def _tool(
+    server: MCPServer[Any], annotations: ToolAnnotations, **fill: str
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register a tool under its function's name with its description from ``catalog``."""
+
+    def register(function: Callable[..., Any]) -> Callable[..., Any]:
+        described = DESCRIPTIONS[function.__name__].format(**fill)
+        return server.tool(annotations=annotations, description=described)(function)
+
+    return register
 
 
 @contextmanager
@@ -73,9 +112,9 @@ def _resource_errors() -> Iterator[None]:
     try:
         yield
     except EntryNotFoundError as exc:
-        raise ResourceNotFoundError(str(exc)) from None
+        raise ResourceNotFoundError(in_agent_words(str(exc))) from None
     except MemsiteError as exc:
-        raise ResourceError(str(exc)) from None
+        raise ResourceError(in_agent_words(str(exc))) from None
 
 
 class _Session:
@@ -190,7 +229,7 @@ LinkReason = Annotated[str | None, Field(description="Why they are linked.")]
 
 
 def _write_tools(server: MCPServer[Any], session: _Session, categories: str) -> None:
-    @server.tool(annotations=_ADDITIVE, description=WRITE_DOC.format(categories=categories))
+    @_tool(server, _ADDITIVE, categories=categories)
     def memory_write(
         content: Content,
         category: Category,
@@ -218,13 +257,11 @@ def _write_tools(server: MCPServer[Any], session: _Session, categories: str) -> 
                 key=key,
                 anchors=_as_list(anchors),
             )
+        answer["warnings"] = [in_agent_words(said) for said in answer.get("warnings", [])]
         return cast(WriteResult, answer)
 
-    @server.tool(annotations=_APPENDING)
+    @_tool(server, _APPENDING)
     def memory_log(text: LogText, kind: LogKind = "note") -> LogResult:
-        """Append a line to this session's daily log (searchable with memory_search daily=true,
-        never in the index). kind=task for open work, done when it is finished (same text),
-        decision for a choice made: the next session starts with the open tasks and decisions."""
         with _tool_errors():
             answer = session.memory().log(text, session.name, kind=kind)
         return cast(LogResult, answer)
@@ -233,7 +270,7 @@ def _write_tools(server: MCPServer[Any], session: _Session, categories: str) -> 
 def _record_tools(server: MCPServer[Any], session: _Session) -> None:
     """Tools that write records about facts (and delete an entry)."""
 
-    @server.tool(annotations=_APPENDING)
+    @_tool(server, _APPENDING)
     def memory_verify(
         id: EntryId,
         evidence: Evidence = None,
@@ -241,26 +278,21 @@ def _record_tools(server: MCPServer[Any], session: _Session) -> None:
         agent: Agent = None,
         ctx: Context | None = None,
     ) -> VerifyResult:
-        """Record that a fact still holds after you checked it (a new record; the fact is not
-        edited). Refused while its anchors drifted unless repin=true, which pins them to the
-        files as they are now: only after checking the fact against the code."""
         with _tool_errors():
             memory = session.memory()
             answer = memory.verify(id, evidence, repin=repin, agent=_agent(agent, ctx, memory))
         return cast(VerifyResult, answer)
 
-    @server.tool(annotations=_ADDITIVE)
+    @_tool(server, _ADDITIVE)
     def memory_retire(
         id: EntryId, reason: RetireReason, agent: Agent = None, ctx: Context | None = None
     ) -> RetireResult:
-        """Withdraw a fact that no longer holds and has no successor: it leaves the index and
-        lists, its history stays. To correct a fact, memory_write with supersedes instead."""
         with _tool_errors():
             memory = session.memory()
             answer = memory.retire(id, reason, agent=_agent(agent, ctx, memory))
         return cast(RetireResult, answer)
 
-    @server.tool(annotations=_ADDITIVE)
+    @_tool(server, _ADDITIVE)
     def memory_relate(
         id: EntryId,
         other: OtherId,
@@ -269,17 +301,13 @@ def _record_tools(server: MCPServer[Any], session: _Session) -> None:
         agent: Agent = None,
         ctx: Context | None = None,
     ) -> RelateResult:
-        """Link fact id to fact other: refines, supports, depends-on, conflicts-with, or
-        distinct-from (two facts that look alike but both hold: silences a possible conflict)."""
         with _tool_errors():
             memory = session.memory()
             answer = memory.relate(id, other, type, reason=reason, agent=_agent(agent, ctx, memory))
         return cast(RelateResult, answer)
 
-    @server.tool(annotations=_DESTRUCTIVE)
+    @_tool(server, _DESTRUCTIVE)
     def memory_delete(id: EntryId) -> DeleteResult:
-        """Remove an entry file (git keeps its history); prefer memory_write with supersedes
-        to correct a fact. Lists the entries that become active again."""
         with _tool_errors():
             return cast(DeleteResult, session.memory().delete(id))
 
@@ -300,23 +328,17 @@ def _shown(value: Any) -> Any:
 
 
 def _read_tools(server: MCPServer[Any], session: _Session) -> None:
-    @server.tool(annotations=_READ_ONLY)
+    @_tool(server, _READ_ONLY)
     def memory_read(id: EntryId) -> EntryDetail:
-        """One entry with its status, superseded_by and chain (its supersession history), and
-        where they apply its anchors with their state today, drifted, stale, verified, its
-        verifications, its links both ways and why it was retired; trust says whether the
-        team reviewed it (held_back: why it is kept out of the index)."""
         with _tool_errors():
             return cast(EntryDetail, _shown(session.memory().read(id)))
 
-    @server.tool(annotations=_READ_ONLY)
+    @_tool(server, _READ_ONLY)
     def memory_reconcile() -> ReconcileResult:
-        """Every anchor of every active fact against the files now: unchanged, moved, changed,
-        missing or renamed. A drifted fact needs checking before you rely on it."""
         with _tool_errors():
             return cast(ReconcileResult, session.memory().reconcile())
 
-    @server.tool(annotations=_READ_ONLY)
+    @_tool(server, _READ_ONLY)
     def memory_search(
         query: Query,
         category: CategoryFilter = None,
@@ -325,20 +347,17 @@ def _read_tools(server: MCPServer[Any], session: _Session) -> None:
         daily: Daily = False,
         expand: Expand = False,
     ) -> SearchResult:
-        """Ranked search over the memory's content, tags and keys; best hits first. A hit with
-        trust "unreviewed" or held_back was not vetted: check it against the code."""
         with _tool_errors():
             rows = session.memory().search(query, category, limit, include_all, daily, expand)
         return {"entries": cast(list[EntryOut | DailyHit], _shown(rows))}
 
-    @server.tool(annotations=_READ_ONLY)
+    @_tool(server, _READ_ONLY)
     def memory_list(
         category: CategoryFilter = None,
         tag: TagFilter = None,
         include_all: IncludeAll = False,
         limit: ListLimit = LIST_LIMIT,
     ) -> EntryList:
-        """Active entries, newest first (include_all: every status, with 'status')."""
         with _tool_errors():
             rows = session.memory().list_entries(category, tag, include_all, limit)
         return {"entries": cast(list[EntryOut], _shown(rows))}
@@ -369,17 +388,29 @@ def _resources(server: MCPServer[Any], session: _Session) -> None:
         return json.dumps(row, indent=2, ensure_ascii=False) + "\n"
 
 
+def _without_prompts(server: MCPServer[Any]) -> None:
+    """memsite has no prompts, so it does not advertise the capability: the SDK's low-level
+    server advertises one for each request kind it has a handler for, and `MCPServer` always
+    registers prompts/list and prompts/get (tests/mcp/test_server.py checks the answer)."""
+    handlers = server._lowlevel_server._request_handlers  # no public way to drop them
+    for method in ("prompts/list", "prompts/get"):
+        handlers.pop(method, None)
+
+
 def build_server(memory: Memory) -> MCPServer[Any]:
-    """An `MCPServer` serving the store: its tools, the index and one resource per entry."""
+    """An `MCPServer` serving the store: its tools, the index and one resource per entry.
+    Builds no views: the instructions carry the index only when it is fresh (``instructions``),
+    so a server starting on a stale store answers `initialize` before any store work."""
     session = _Session(memory)
     first = session.memory()
-    server: MCPServer[Any] = MCPServer(
+    server = _Server(
         "memsite",
         title="Project memory (memsite)",
         version=__version__,
         instructions=build_instructions(first),
         log_level="WARNING",
     )
+    _without_prompts(server)
     _write_tools(server, session, ", ".join(first.config.categories))
     _record_tools(server, session)
     _read_tools(server, session)

@@ -323,11 +323,14 @@ class Memory:
 
         return views.index_text(self, budget or self.config.budget)
 
-    def index_within(self, characters: int, shown: Callable[[str], str]) -> str:
-        """The index for the largest budget whose ``shown`` form fits in ``characters``."""
+    def index_within(
+        self, characters: int, shown: Callable[[str], str], first_build: bool = True
+    ) -> str | None:
+        """The index for the largest budget whose ``shown`` form fits in ``characters``
+        (None when the views were never built and not ``first_build``)."""
         from memsite.memory import views
 
-        return views.index_within(self, characters, shown)
+        return views.index_within(self, characters, shown, first_build)
 
     def portal_input(self, known_links: FileLinks | None = None) -> PortalInput:
         """Everything the portal shows, read once (``memory.portal_input``)."""

@@ -190,11 +190,18 @@ def _special_lines(
     return special
 
 
-def index_within(memory: Memory, characters: int, shown: Callable[[str], str]) -> str:
+def index_within(
+    memory: Memory, characters: int, shown: Callable[[str], str], first_build: bool = True
+) -> str | None:
     """The index for the largest token budget whose ``shown`` form fits in ``characters``:
-    every category keeps its weighted share (unlike cutting index.md after its first lines)."""
+    every category keeps its weighted share (unlike cutting index.md after its first lines).
+    Stale views are brought up to date first (an incremental compaction); without
+    ``first_build``, None when they were never built in this clone (that takes seconds at
+    10k facts), and nothing is built."""
     if not memory.config.enabled:
         return ""
+    if not first_build and not memory.store.views_stamp.is_file():
+        return None
     ensure_fresh(memory)
 
     def choose(render: Callable[[int], str]) -> str:

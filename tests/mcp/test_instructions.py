@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from memsite.core.markdown import category_title
-from memsite.mcp.instructions import INSTRUCTIONS_MAX, build_instructions, guide
+from memsite.mcp.instructions import INSTRUCTIONS_MAX, STALE, build_instructions, guide
 from memsite.memory import Memory
 from tests.conftest import make_entry, write_raw
 
@@ -43,6 +43,7 @@ def test_a_large_store_stays_within_the_limit_and_keeps_every_category(
         write_raw(
             store_root, make_entry(f"Fact {n} about {category}: " + "x" * 40, category, created)
         )
+    open_memory(store_root).compact()
     text = build_instructions(open_memory(store_root))
     assert len(text) <= INSTRUCTIONS_MAX
     assert f"- Categories: {', '.join(CATEGORIES)}." in text
@@ -58,6 +59,7 @@ def test_a_large_store_stays_within_the_limit_and_keeps_every_category(
 
 def test_the_index_is_the_one_agents_get_without_its_banner(store_root: Path) -> None:
     memory = open_memory(store_root)
+    memory.compact()
     memory.add("Releases are cut on Tuesdays.", "operations")
     memory.add("Use pnpm, never npm.", "conventions")
     text = build_instructions(memory.reopen())
@@ -74,5 +76,19 @@ def test_no_index_means_the_guide_alone(
     configure(store_root, memory_settings)
     if memory_settings:
         write_raw(store_root, make_entry("Use pnpm, never npm."))  # facts, but memory is off
+    else:
+        open_memory(store_root).compact()
     text = build_instructions(open_memory(store_root))
     assert text == guide(list(open_memory(store_root).config.categories), ".memsite/index.md")
+
+
+def test_a_stale_store_gets_the_guide_at_once_and_nothing_is_compacted(store_root: Path) -> None:
+    """The instructions answer `initialize`: on a store whose views are stale they wait on no
+    compaction (a client gives the server a few seconds), and say where the index is."""
+    write_raw(store_root, make_entry("Releases are cut on Tuesdays.", "operations"))
+    memory = open_memory(store_root)
+    text = build_instructions(memory)
+    assert text == guide(list(memory.config.categories), ".memsite/index.md") + STALE
+    assert not (store_root / "index.md").exists()  # no views were built
+    memory.compact()
+    assert "Releases are cut on Tuesdays." in build_instructions(memory.reopen())

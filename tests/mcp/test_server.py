@@ -14,6 +14,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 from mcp_types import ReadResourceResult, TextResourceContents, ToolAnnotations
 
+from memsite.mcp import catalog
 from memsite.mcp.instructions import INSTRUCTIONS_MAX, build_instructions
 from memsite.mcp.server import build_server
 from memsite.memory import Memory
@@ -101,6 +102,54 @@ def test_tools_have_input_schemas_and_the_right_annotations(store_root: Path) ->
             schema = tools[name].output_schema
             assert schema is not None and schema["properties"]["entries"]["type"] == "array"
         assert "conventions" in str(tools["memory_write"].description)
+        for tool in tools.values():  # shown as written: no docstring wraps or indentation
+            assert "\n" not in str(tool.description) and "  " not in str(tool.description)
+
+    session(store_root, body)
+
+
+def test_the_server_serves_the_catalog_and_advertises_no_prompts(store_root: Path) -> None:
+    async def body(client: Client) -> None:
+        tools = [t.name for t in (await client.list_tools()).tools]
+        assert sorted(tools) == sorted(catalog.TOOLS) and set(tools) == TOOLS
+        capabilities = client.server_capabilities
+        assert capabilities is not None
+        assert capabilities.tools is not None and capabilities.resources is not None
+        assert capabilities.prompts is None  # memsite has no prompts
+
+    session(store_root, body)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "expected"),
+    [
+        ("memory_read", {}, "missing argument 'id' (memory_read takes id)"),
+        (
+            "memory_write",
+            {"content": "A fact."},
+            "missing argument 'category' (memory_write takes content, category, tags, "
+            "supersedes, reason, confidence, key, agent, anchors)",
+        ),
+        (
+            "memory_log",
+            {"text": "x", "kind": "bogus"},
+            "argument 'kind' should be 'note', 'task', 'done' or 'decision' "
+            "(memory_log takes text, kind)",
+        ),
+        (
+            "memory_read",
+            {"id": "ffff0000"},
+            "no entry with id 'ffff0000': find ids with memory_list or memory_search",
+        ),
+    ],
+)
+def test_errors_are_one_line_in_the_agents_words(
+    store_root: Path, tool: str, arguments: dict[str, Any], expected: str
+) -> None:
+    """No SDK prefix, no pydantic dump with a URL, and the agent's tools, not shell commands."""
+
+    async def body(client: Client) -> None:
+        assert await fail(client, tool, **arguments) == expected
 
     session(store_root, body)
 
@@ -323,7 +372,7 @@ def test_bad_input_is_a_tool_error_and_the_server_keeps_serving(
 def test_unknown_tool_is_an_error(store_root: Path) -> None:
     async def body(client: Client) -> None:
         text = await fail(client, "memory_erase", id="x")
-        assert "memory_erase" in text
+        assert text == f"no tool 'memory_erase': the tools are {', '.join(catalog.TOOLS)}"
 
     session(store_root, body)
 
@@ -359,6 +408,9 @@ def test_resources(store_root: Path) -> None:
 
 
 def test_instructions_carry_the_guide_and_the_index(store_root: Path) -> None:
+    """Views built once in this clone, then a fact written: the instructions hold it (stale
+    views are compacted incrementally before the answer; only a first build is skipped)."""
+    Memory.open(str(store_root)).compact()
     Memory.open(str(store_root)).add("Releases are cut on Tuesdays.", "operations")
 
     async def body(client: Client) -> str | None:
@@ -395,7 +447,8 @@ def test_instructions_cover_every_category_of_the_demo_store(tmp_path: Path) -> 
     demo = tmp_path / "demo"
     shutil.copytree(DEMO, demo, ignore=shutil.ignore_patterns("cache", "compacted", "index.md"))
     memory = Memory.open(str(demo / ".memsite"))
-    instructions = build_instructions(memory)
+    memory.compact()
+    instructions = build_instructions(memory.reopen())
     assert len(instructions) <= INSTRUCTIONS_MAX
     present = {e["category"] for e in memory.list_entries()}
     assert present == set(memory.config.categories)
