@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import os
+import shlex
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
 from memsite.cli.kit import emit_json, get_memory, json_option, out, warn
+from memsite.runners import BUILTIN_NAMES
 
 if TYPE_CHECKING:
     from memsite.memory import Memory
@@ -18,13 +21,16 @@ if TYPE_CHECKING:
 
 @click.group()
 def agents() -> None:
-    """Wire agent runners (Claude Code, Codex, Copilot, Cursor, Gemini CLI) to the memory."""
+    """Wire agent runners (Claude Code, Codex, GitHub Copilot, Cursor, Gemini CLI) to the
+    memory."""
 
 
-RUNNER_HELP = (
-    "claude, codex, copilot, cursor or all; repeat or comma-separate. "
-    "Default: the runners the repository shows signs of (all when none)."
+_NAMES = ", ".join(BUILTIN_NAMES)
+RUNNER_NAMES = f"{_NAMES} (or a plugin's runner) or all; repeat or comma-separate"
+INSTALL_RUNNERS = (
+    f"{RUNNER_NAMES}. Default: the runners the repository shows signs of (all when none)."
 )
+UNINSTALL_RUNNERS = f"{RUNNER_NAMES}. Default: every runner."
 
 
 def _wiring(memory: Memory, program: tuple[str, ...] = ("memsite",)) -> Wiring:
@@ -47,6 +53,7 @@ def _report(
     dry_run: bool,
     as_json: bool,
     warnings: tuple[str, ...] = (),
+    commit: bool = False,
 ) -> None:
     names = [r.name for r in runners]
     for message in warnings:
@@ -75,10 +82,22 @@ def _report(
     for runner in runners:
         if runner.note and any(t.rel in plan.written for t in runner.targets):
             out(f"Note: {runner.note}")
+    if commit and plan.written:
+        out(
+            f"{'Then commit' if dry_run else 'Commit'} them, so that every clone is wired: "
+            f"{_git_add(wiring.root, plan.written)}"
+        )
+
+
+def _git_add(root: Path, rels: list[str]) -> str:
+    """The `git add` of ``rels`` (relative to ``root``), to run in this folder."""
+    here = Path.cwd().resolve() == Path(root).resolve()
+    where = "" if here else f"-C {shlex.quote(str(root))} "
+    return f"git {where}add {' '.join(shlex.quote(rel) for rel in rels)}"
 
 
 @agents.command()
-@click.option("--runner", "runner_opts", multiple=True, metavar="NAME", help=RUNNER_HELP)
+@click.option("--runner", "runner_opts", multiple=True, metavar="NAME", help=INSTALL_RUNNERS)
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @click.option(
     "--absolute",
@@ -91,7 +110,9 @@ def _report(
 def install(
     ctx: click.Context, runner_opts: tuple[str, ...], dry_run: bool, absolute: bool, as_json: bool
 ) -> None:
-    """Register the MCP server, add memory instructions and session hooks. Idempotent.
+    """Wire each runner to the memory: its MCP server, the memory instructions, and a
+    session-start hook that injects the index (every runner gets one; Claude Code also a
+    Stop and a PreCompact hook). Idempotent; ends with the files to commit.
 
     Warns when the PATH runners see (this one without an active virtualenv) does not find
     this memsite as `memsite`; --absolute then writes its full path instead.
@@ -107,18 +128,19 @@ def install(
     if not dry_run:
         apply(wiring, plan)
     problem = None if absolute else path_problem(os.environ)
-    _report(wiring, plan, runners, dry_run, as_json, (problem,) if problem else ())
+    _report(wiring, plan, runners, dry_run, as_json, (problem,) if problem else (), commit=True)
 
 
 @agents.command()
-@click.option("--runner", "runner_opts", multiple=True, metavar="NAME", help=RUNNER_HELP)
+@click.option("--runner", "runner_opts", multiple=True, metavar="NAME", help=UNINSTALL_RUNNERS)
 @click.option("--dry-run", is_flag=True, help="Show what would change; write nothing.")
 @json_option
 @click.pass_context
 def uninstall(
     ctx: click.Context, runner_opts: tuple[str, ...], dry_run: bool, as_json: bool
 ) -> None:
-    """Remove exactly what install added (default: for every runner)."""
+    """Remove exactly what install added: MCP server, instructions and hooks (without
+    --runner: of every runner, whatever the repository shows signs of)."""
     from memsite.runners import parse_runners, registry
     from memsite.runners.plan import apply, plan_uninstall
 
@@ -131,15 +153,21 @@ def uninstall(
 
 
 @agents.command()
-@click.argument("event", type=click.Choice(["pre-compact", "stop"]))
+@click.argument("event", metavar="{pre-compact|stop}")
 @click.pass_context
 def hook(ctx: click.Context, event: str) -> None:
     """Claude Code hook body: reads the hook JSON on stdin, prints the hook's JSON answer.
 
     stop: asks the agent (once per session every 30 minutes, never when stop_hook_active is
-    true) to record durable facts before it stops. pre-compact: a note to the user. Both do
-    nothing when memory.autoFlush is off or the memory is disabled, and fail open: any
-    problem prints nothing.
+    true) to record durable facts before it stops. pre-compact: a note to the user. Both
+    print nothing when memory.autoFlush is off or the memory is disabled.
+
+    Fails open, so the session goes on: no store, a store or config memsite cannot read, or
+    an event this memsite does not know (a newer one's hook) prints nothing and exits 0;
+    hook input that is not JSON counts as an empty event, and a reminder state that cannot
+    be saved only lets the reminder come again. Anything else is a bug: exit 1 with its
+    traceback, which Claude Code shows without blocking. A runner that does not find
+    `memsite` gets exit 127 (see install --absolute).
     """
     from memsite.errors import MemsiteError
     from memsite.runners.claude import hook_response, parse_hook_input

@@ -71,9 +71,10 @@ def current_session(explicit: str | None = None) -> str:
     return session_name(explicit)
 
 
-def text_argument(value: str, what: str, limit: int = STDIN_MAX) -> str:
+def text_argument(value: str, what: str, limit: int = STDIN_MAX, *, whole: bool = False) -> str:
     """A text argument, or standard input when it is ``-`` (decoded strictly, at most
-    ``limit`` bytes)."""
+    ``limit`` bytes), without the one line break that ends what `echo` or a file gives
+    (unless ``whole``: a file to import is read as it is)."""
     if value != "-":
         return value
     stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
@@ -81,12 +82,15 @@ def text_argument(value: str, what: str, limit: int = STDIN_MAX) -> str:
     if len(data) > limit:
         raise InvalidInputError(f"{what} on standard input is over {limit} bytes: shorten it")
     try:
-        return data.decode("utf-8")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InvalidInputError(
             f"{what} on standard input is not valid UTF-8 (byte {exc.start}): convert it first, "
             "e.g. with iconv"
         ) from None
+    if whole or not text.endswith("\n"):
+        return text
+    return text[:-2] if text.endswith("\r\n") else text[:-1]
 
 
 def parse_date(value: str) -> date:
@@ -99,6 +103,10 @@ def parse_date(value: str) -> date:
 def print_entries(rows: Sequence[dict[str, Any]], extra: Callable[[dict[str, Any]], str]) -> None:
     if not rows:
         out("No entries.")
+    # The category column as wide as its longest name, then two spaces (as between the others).
+    width = max(
+        (len(str(r.get("category", ""))) for r in rows if r.get("source") != "daily"), default=0
+    )
     for row in rows:
         if row.get("source") == "daily":
             out(f"{row['file']}:{row['line']}  {shorten(printable(row['text']), 96)}{extra(row)}")
@@ -107,7 +115,7 @@ def print_entries(rows: Sequence[dict[str, Any]], extra: Callable[[dict[str, Any
         text = shorten(printable(str(row["content"])), 96)
         flags = [name for name in ("drifted", "stale") if row.get(name)]
         marks = f"  [{', '.join(flags)}]" if flags else ""
-        out(f"{row['id'][:8]}  {day}  {row['category']:<12} {text}{extra(row)}{marks}")
+        out(f"{row['id'][:8]}  {day}  {row['category']:<{width}}  {text}{extra(row)}{marks}")
 
 
 def anchor_line(anchor: dict[str, Any]) -> str:

@@ -21,7 +21,7 @@ from memsite.cli.kit import (
     warn,
 )
 from memsite.core.sessions import KINDS
-from memsite.core.text import shorten
+from memsite.core.text import counted, one_line, shorten
 
 allow_secret_option = click.option(
     "--allow-secret",
@@ -198,6 +198,8 @@ def read(ctx: click.Context, entry_id: str, as_json: bool) -> None:
         arrow = "->" if link["direction"] == "out" else "<-"
         text = shorten(str(link.get("content") or "(not in this checkout)"), 60)
         out(f"{'link:':<13}{arrow} {link['type']} {link['id'][:8]}  {text}")
+        if link.get("reason"):
+            out(f"{'':<13}   because: {shorten(str(link['reason']), 80)}")
     if len(row["chain"]) > 1:
         out("history:")
         for link in row["chain"]:
@@ -322,8 +324,19 @@ def log(
     )
     if as_json:
         emit_json(answer)
+        return
+    out(f"Logged to {answer['path']}")
+    if kind != "done":
+        return
+    closed = answer["closed"]
+    if closed is None:
+        warn(
+            f"no open task reads {one_line(body)!r}, so none was closed: a [done] line closes "
+            "the open task of the same text (see `memsite sessions list`)"
+        )
     else:
-        out(f"Logged to {answer['path']}")
+        since = "" if closed["session"] == answer["session"] else f" (from {closed['session']})"
+        out(f"Closed task{since}: {closed['task']}")
 
 
 @click.group()
@@ -344,7 +357,9 @@ def sessions_list(ctx: click.Context, as_json: bool) -> None:
         out("No sessions: `memsite log TEXT` starts one's daily log.")
     for row in found:
         days = row["first"] if row["first"] == row["last"] else f"{row['first']}..{row['last']}"
-        out(f"{row['session']:<24} {days}  {row['lines']} lines, {len(row['open'])} open")
+        out(
+            f"{row['session']:<24} {days}  {counted(row['lines'], 'line')}, {len(row['open'])} open"
+        )
 
 
 @sessions.command("show")

@@ -14,7 +14,7 @@ from memsite.cli.kit import (
     warn,
 )
 from memsite.core.records import LINK_TYPES
-from memsite.core.text import shorten
+from memsite.core.text import counted, shorten
 
 agent_option = click.option(
     "--agent", envvar="MEMSITE_AGENT", help="Who writes this (default $MEMSITE_AGENT)."
@@ -36,7 +36,7 @@ def reconcile(ctx: click.Context, as_json: bool) -> None:
             out(f"{fact['id'][:8]}  {mark:<8} {shorten(fact['content'], 80)}")
             for anchor in fact["anchors"]:
                 out(f"    {anchor_line(anchor)}")
-        out(f"{report['anchored']} anchored facts, {report['drifted']} drifted.")
+        out(f"{counted(report['anchored'], 'anchored fact')}, {report['drifted']} drifted.")
     if report["drifted"]:
         ctx.exit(1)
 
@@ -134,8 +134,7 @@ def check(ctx: click.Context, base: str, as_json: bool) -> None:
         emit_json(report)
     else:
         if added := len(report["added"]):
-            facts = "fact" if added == 1 else "facts"
-            out(f"adds {added} {facts} (agents will be told once it merges):")
+            out(f"adds {counted(added, 'fact')} (agents will be told once it merges):")
         for fact in report["added"]:
             out(f"  {fact['id'][:8]} [{fact['category']}] {fact['content']}")
         for setting in report["config_changes"]:
@@ -143,9 +142,10 @@ def check(ctx: click.Context, base: str, as_json: bool) -> None:
         for problem in report["problems"]:
             out(f"{problem['file']}: {problem['kind']}: {problem['message']}")
         if report["problems"]:
-            warn(f"{len(report['problems'])} problems in {report['files']} new files")
+            problems = counted(len(report["problems"]), "problem")
+            warn(f"{problems} in {counted(report['files'], 'new file')}")
         else:
-            out(f"{report['files']} new files since {report['base'][:12]}: no problems.")
+            out(f"{counted(report['files'], 'new file')} since {report['base'][:12]}: no problems.")
     if report["problems"]:
         ctx.exit(1)
 

@@ -15,7 +15,7 @@ from memsite.cli.kit import (
     parse_date,
     warn,
 )
-from memsite.core.text import printable
+from memsite.core.text import counted, printable, shorten
 
 # runners.hooks.FORMATS, spelled here so that every command does not import the runners
 # (a test keeps the two equal).
@@ -42,7 +42,7 @@ def compact(ctx: click.Context, quiet: bool, full: bool, as_json: bool) -> None:
         return
     unreadable = answer["invalid"]
     out(
-        f"Compacted {answer['entries']} entries: {answer['active']} active, "
+        f"Compacted {counted(answer['entries'], 'entry')}: {answer['active']} active, "
         f"{answer['superseded']} superseded, {answer['duplicate']} duplicate, "
         f"{answer['overridden']} overridden"
         + (f", {unreadable} unreadable (see `memsite review`)" if unreadable else "")
@@ -90,9 +90,14 @@ def prune(ctx: click.Context, before: str | None, dry_run: bool, as_json: bool) 
         emit_json(answer)
         return
     verb = "Would delete" if dry_run else "Deleted"
-    out(f"{verb} {len(answer['entries'])} entries and {len(answer['daily'])} daily logs.")
-    for entry_id in answer["entries"]:
-        out(f"  entry {entry_id}")
+    entries, logs = (
+        counted(len(answer["entries"]), "entry"),
+        counted(len(answer["daily"]), "daily log"),
+    )
+    out(f"{verb} {entries} and {logs}.")
+    for fact in answer["facts"]:
+        text = shorten(printable(fact["content"]), 80)
+        out(f"  entry {fact['id'][:8]}  [{fact['category']}] {text}")
     for name in answer["daily"]:
         out(f"  {name}")
 
@@ -185,10 +190,10 @@ def context(
     for message in warnings:
         warn(message)
     if hook:
-        from memsite.runners.hooks import hook_output
+        from memsite.runners.hooks import hook_output, hook_text
 
-        if text:
-            emit_json(hook_output(fmt, text))
+        if text:  # even an empty index: the preamble tells the agent how to record facts
+            emit_json(hook_output(fmt, hook_text(text)))
     else:
         out(text, nl=False)
 

@@ -16,6 +16,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from memsite.core.text import counted
 from memsite.errors import InvalidEntryFileError, InvalidInputError
 
 UNCHANGED = "unchanged"
@@ -127,9 +128,8 @@ def make_anchor(path: str, data: bytes, lines: tuple[int, int] | None) -> Anchor
     text = split_lines(data)
     start, end = lines
     if end > len(text):
-        raise InvalidInputError(
-            f"anchor {path}:{start}-{end} is past the end of the file ({len(text)} lines)"
-        )
+        size = counted(len(text), "line")
+        raise InvalidInputError(f"anchor {path}:{start}-{end} is past the end of the file ({size})")
     chosen = _normal_lines(text[start - 1 : end])
     if not any(chosen):
         raise InvalidInputError(f"anchor {path}:{start}-{end} holds only blank lines")

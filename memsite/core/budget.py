@@ -143,13 +143,14 @@ FRAMING = (
 )
 
 
-def footer(omitted: int, held: int) -> str:
-    """The lines ending index.md: how many active facts did not fit, how many are held back."""
+def footer(omitted: int, held: int, shown: bool = True) -> str:
+    """The lines ending index.md: how many active facts did not fit (``shown``: "more", after
+    those that did), how many are held back."""
     lines = ["\n"] if omitted or held else []
     if omitted:
         lines.append(
-            f"{omitted} more active fact{'s' * (omitted != 1)} did not fit: "
-            "`memsite search` finds them.\n"
+            f"{omitted} {'more ' * shown}active fact{'s' * (omitted != 1)} did not fit: "
+            f"`memsite search` finds {'them' if omitted != 1 else 'it'}.\n"
         )
     if held:
         lines.append(
@@ -157,6 +158,15 @@ def footer(omitted: int, held: int) -> str:
             f"{'them' if held != 1 else 'it'}: see `memsite review`.\n"
         )
     return "".join(lines)
+
+
+def unframed(budget: int, omitted: int, held: int) -> str:
+    """The index when the budget leaves no room for the framing line: the header, and the
+    footer when it fits (so that the index still says how many facts it left out)."""
+    end = footer(omitted, held, shown=False)
+    if end and HEADER_TOKENS + estimate_tokens(end) <= budget:
+        return INDEX_HEADER + end
+    return INDEX_HEADER
 
 
 def frame_cost(offered: int, held: int) -> int:
@@ -170,4 +180,4 @@ def framed(body: str, omitted: int, held: int) -> str:
     rest = body.removeprefix(INDEX_HEADER)
     if not rest and not held and not omitted:
         return body or INDEX_HEADER
-    return INDEX_HEADER + FRAMING + rest + footer(omitted, held)
+    return INDEX_HEADER + FRAMING + rest + footer(omitted, held, shown=bool(rest.strip()))

@@ -63,6 +63,17 @@ def shorten(text: str, width: int) -> str:
     return line if len(line) <= width else line[: width - 1] + "…"
 
 
+def counted(number: int, noun: str, plural: str | None = None) -> str:
+    """``number`` and ``noun``, plural unless one: "1 entry", "2 entries", "0 facts" (the
+    plural is ``noun`` + "s", or "ies" for a consonant + "y", unless given)."""
+    if number == 1:
+        return f"1 {noun}"
+    if plural is None:
+        ies = noun.endswith("y") and noun[-2:-1] not in tuple("aeiou")
+        plural = noun[:-1] + "ies" if ies else noun + "s"
+    return f"{number} {plural}"
+
+
 def split_names(values: Iterable[str], *, lower: bool = True) -> list[str]:
     """Names from repeated, comma-separated values, lower-cased, order kept, no repeats."""
     names: dict[str, None] = {}

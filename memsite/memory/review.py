@@ -21,6 +21,7 @@ from memsite.core.records import VERIFY, Record
 from memsite.core.review import Finding
 from memsite.core.schema import ACTIVE
 from memsite.core.standing import overdue
+from memsite.core.text import counted
 from memsite.errors import MemsiteError
 
 if TYPE_CHECKING:
@@ -199,7 +200,8 @@ def refuse_unreviewed_secrets(memory: Memory, action: str) -> None:
     if ids:
         shown = ", ".join(ids[:10]) + (f" and {len(ids) - 10} more" if len(ids) > 10 else "")
         raise MemsiteError(
-            f"{action} refuses to publish: {len(ids)} entries hold suspected secrets "
+            f"{action} refuses to publish: {counted(len(ids), 'entry')} "
+            f"{'holds a suspected secret' if len(ids) == 1 else 'hold suspected secrets'} "
             f"({shown}); see `memsite review`, then delete each (rotate the credential if it "
             "reached git), or have a person rewrite a reviewed false positive with --allow-secret"
         )

@@ -96,6 +96,23 @@ def carryover(memory: Memory, current: str | None) -> str:
     return carryover_text(last.name, day, carried(last.lines()), CARRYOVER_MAX_TOKENS)
 
 
+def closed_task(memory: Memory, session: str, text: str) -> dict[str, str] | None:
+    """The open task that a ``[done]`` line of ``text`` logged now in ``session`` closes: one
+    of the session's own, else one the session was handed from the last other session (which
+    its carry-over then replaces); None when no open task reads the same."""
+    from memsite.core.text import one_line
+
+    wanted = one_line(text)
+    found = _read(memory)
+    mine = next((s for s in found if s.name == session), None)
+    last = next((s for s in found if s.name != session), None)
+    for candidate in (mine, last):
+        lines = carried(candidate.lines()) if candidate is not None else []
+        if candidate is not None and any(k.kind == "task" and k.text == wanted for k in lines):
+            return {"session": candidate.name, "task": wanted}
+    return None
+
+
 def has_daily_logs(memory: Memory) -> bool:
     """Any file in daily/ (a scan of a small folder; nothing imported)."""
     try:

@@ -113,7 +113,7 @@ def _index_texts(
     (``flags``: id → marker) come after the others, marked; facts the full secret scan flagged
     are redacted with it (their kept bullets had the quick scan). The framing line opens the
     text, and lines saying how many facts did not fit and how many were held back end it."""
-    from memsite.core.budget import INDEX_HEADER, frame_cost, framed, render_items
+    from memsite.core.budget import INDEX_HEADER, frame_cost, framed, render_items, unframed
     from memsite.core.compaction import category_order
     from memsite.core.estimate import estimate_tokens
     from memsite.memory.trust import current
@@ -149,8 +149,8 @@ def _index_texts(
         def render(budget: int) -> str:
             chosen.clear()
             room = budget - frame_cost(len(offered), len(gate.held))
-            if room <= estimate_tokens(INDEX_HEADER):  # no room for the frame: the header only
-                return INDEX_HEADER
+            if room <= estimate_tokens(INDEX_HEADER):  # no room for the frame or any fact
+                return unframed(budget, len(offered), len(gate.held))
             body = render_items(sections, weights, room, bullets, late=late)
             for entry_id in [i for i, line in chosen.items() if line not in body]:
                 del chosen[entry_id]  # dropped to fit when the text was counted
@@ -412,10 +412,11 @@ def _context(memory: Memory, budget: int | None, session: str | None) -> tuple[s
         carry = sessions.carryover(memory, session)
     total = budget or memory.config.budget
     if fresh and budget is None and not carry:
-        try:
-            return memory.store.index_path.read_text(encoding="utf-8"), warnings, total
-        except (OSError, UnicodeDecodeError):
-            pass  # removed meanwhile: build it below
+        with contextlib.suppress(OSError, UnicodeDecodeError):  # removed meanwhile: build it
+            saved = memory.store.index_path.read_text(encoding="utf-8")
+            if "\n- " in saved:  # holds a fact (else rendered below, to say why it holds none)
+                return saved, warnings, total
+    room = total
     if carry:
         from memsite.core.estimate import estimate_tokens
         from memsite.core.hidden import strip_hidden
@@ -423,6 +424,14 @@ def _context(memory: Memory, budget: int | None, session: str | None) -> tuple[s
         carry = strip_hidden(carry)  # a daily log edited by hand could hold them
         room = total - estimate_tokens(carry)
         if room < 1:
-            return index_text(memory, total), warnings, total
-        return index_text(memory, room) + carry, warnings, room
-    return index_text(memory, total), warnings, total
+            room, carry = total, ""
+    rendered = _index_texts(memory, lambda render: render(room))
+    if rendered.omitted and not rendered.included:
+        from memsite.core.text import counted
+
+        left = counted(len(rendered.omitted), "active fact")
+        warnings.append(
+            f"the budget of {total} tokens holds no fact, {left} left out: raise --budget "
+            "(or memory.autoInjectTokenBudget in the config)"
+        )
+    return rendered.text + carry, warnings, room

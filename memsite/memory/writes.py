@@ -20,7 +20,7 @@ from memsite.core.similarity import NEAR_DUPLICATE_THRESHOLD, similar_to, token_
 from memsite.core.text import normalize, split_names
 from memsite.core.validate import build_entry, check_name, check_text
 from memsite.errors import InvalidInputError
-from memsite.memory.shapes import write_answer
+from memsite.memory.shapes import content_of, write_answer
 from memsite.storage.daily import append_log
 from memsite.storage.entries import delete_entry_file, write_indexed
 
@@ -302,8 +302,14 @@ def log(
     if not text.strip():
         raise InvalidInputError("log text is empty: give the note to record")
     check_text("log text", text, memory.config.limits.content_max)
+    closes = None
+    if kind == "done":
+        from memsite.memory.sessions import closed_task
+
+        closes = closed_task(memory, session, text)
     path = append_log(memory.store, log_text(kind, text), session, memory.now())
-    return {"status": "logged", "path": str(path), "session": session, "kind": kind}
+    answer = {"status": "logged", "path": str(path), "session": session, "kind": kind}
+    return answer if kind != "done" else {**answer, "closed": closes}
 
 
 def prune(memory: Memory, before: date | None = None, dry_run: bool = False) -> dict[str, Any]:
@@ -313,15 +319,19 @@ def prune(memory: Memory, before: date | None = None, dry_run: bool = False) -> 
     from memsite.memory.sessions import expired_logs
 
     entries: list[str] = []
+    facts: list[dict[str, str]] = []  # what each entry said, for a person to check
     if before is not None:
         result = memory.state().result
         doomed = prunable(result, before, memory.config.categories)
         for entry in result.entries:
             if entry.id in doomed:
                 entries.append(entry.id)
+                facts.append(
+                    {"id": entry.id, "category": entry.category, "content": content_of(entry)}
+                )
                 if not dry_run:
                     delete_entry_file(memory.store, entry.filename)
         if not dry_run:
             memory.invalidate()
     daily = expired_logs(memory, dry_run)
-    return {"dry_run": dry_run, "entries": entries, "daily": daily}
+    return {"dry_run": dry_run, "entries": entries, "facts": facts, "daily": daily}

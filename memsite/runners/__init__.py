@@ -23,6 +23,9 @@ BUILTIN = (
     "memsite.runners.gemini",
 )
 ENTRY_POINTS = "memsite.runners"
+# The built-in runners' names, without importing them (each module is named after its runner,
+# as a test checks): for help texts, which every `memsite --help` builds.
+BUILTIN_NAMES = tuple(module.rpartition(".")[2] for module in BUILTIN)
 
 
 @cache

@@ -48,8 +48,17 @@ def payload_session(payload: dict[str, Any]) -> str | None:
     return None
 
 
+def hook_text(index_text: str) -> str:
+    """The index as a hook hands it to the model: without the header comment, which tells a
+    person not to edit index.md and means nothing in a model's context."""
+    from memsite.core.budget import INDEX_HEADER
+
+    return index_text.removeprefix(INDEX_HEADER).lstrip("\n")
+
+
 def hook_output(fmt: str, index_text: str) -> dict[str, Any]:
-    """What the ``fmt`` runner's session-start hook prints to add ``index_text`` to context."""
+    """What the ``fmt`` runner's session-start hook prints to add ``index_text`` (the index,
+    without its header: ``hook_text``) to context."""
     from memsite.runners.claude import claude_hook_output
 
     output = claude_hook_output(index_text)

@@ -47,12 +47,31 @@ def test_add_writes_one_file_in_the_documented_format(runner: Invoke, store_root
     )
 
 
-def test_add_reads_content_from_stdin(runner: Invoke) -> None:
-    result = runner("add", "-", "-c", "operations", "--json", input="Deploy with `make ship`.\n")
+@pytest.mark.parametrize(
+    ("given", "kept"),
+    [
+        ("Deploy with `make ship`.\n", "Deploy with `make ship`."),  # what echo and files give
+        ("Deploy with `make ship`.\r\n", "Deploy with `make ship`."),
+        ("Deploy with `make ship`.", "Deploy with `make ship`."),
+        ("Deploy with:\n\n    make ship\n\n", "Deploy with:\n\n    make ship\n"),  # one only
+    ],
+)
+def test_add_reads_content_from_stdin_without_its_last_line_break(
+    runner: Invoke, given: str, kept: str
+) -> None:
+    result = runner("add", "-", "-c", "operations", "--json", input=given)
     assert result.exit_code == 0
-    assert runner("read", result.json()["id"], "--json").json()["content"] == (
-        "Deploy with `make ship`.\n"
+    assert runner("read", result.json()["id"], "--json").json()["content"] == kept
+
+
+def test_amend_and_log_read_stdin_the_same_way(runner: Invoke, store_root: Path) -> None:
+    first = add(runner, "Deploy with make ship")
+    amended = runner("amend", str(first["id"]), "-", "--json", input="Deploy with make release\n")
+    assert runner("read", amended.json()["id"], "--json").json()["content"] == (
+        "Deploy with make release"
     )
+    runner("log", "-", "--kind", "task", "--session", "s1", input="ship it\n")
+    assert runner("sessions", "list", "--json").json()[0]["open"] == ["[task] ship it"]
 
 
 def test_exact_duplicate_is_not_written(runner: Invoke, store_root: Path) -> None:
@@ -245,3 +264,59 @@ def test_init_below_a_store_is_refused_unless_forced(
     assert runner("init", "--json").json()["error"].startswith("a memory store exists above")
     assert len(runner("list", "--json").json()) == 1  # the project's store is still the one
     assert runner("init", "--force").exit_code == 0 and (sub / ".memsite" / "entries").is_dir()
+
+
+def test_read_shows_why_two_facts_are_linked(runner: Invoke) -> None:
+    first = add(runner, "Use pnpm")
+    second = add(runner, "Lockfiles are committed")
+    linked = runner(
+        "relate",
+        str(first["id"]),
+        str(second["id"]),
+        "--type",
+        "depends-on",
+        "--reason",
+        "pnpm install --frozen-lockfile needs the lockfile",
+    )
+    assert linked.exit_code == 0, linked.stderr
+    shown = runner("read", str(first["id"])).stdout.splitlines()
+    at = next(i for i, line in enumerate(shown) if line.startswith("link:"))
+    assert shown[at + 1] == (
+        "                because: pnpm install --frozen-lockfile needs the lockfile"
+    )
+    assert "because:" in runner("read", str(second["id"])).stdout  # both ways
+
+
+def test_log_done_says_which_task_it_closed_or_that_none_matched(runner: Invoke) -> None:
+    runner("log", "Wire the login page", "--kind", "task", "--session", "s-0")
+    runner("log", "Fix  the   build", "--kind", "task", "--session", "s-1")
+    closed = runner("log", "Fix the build", "--kind", "done", "--session", "s-1")
+    assert closed.stdout.splitlines()[-1] == "Closed task: Fix the build"
+    assert closed.stderr == ""
+    runner("log", "Write the docs", "--kind", "task", "--session", "s-1")
+    # a new session closes a task the last session handed it (its context listed it)
+    handed = runner("log", "Write the docs", "--kind", "done", "--session", "s-2")
+    assert handed.stdout.splitlines()[-1] == "Closed task (from s-1): Write the docs"
+    missed = runner("log", "Fix the biuld", "--kind", "done", "--session", "s-1")
+    assert missed.exit_code == 0  # logged all the same
+    assert missed.stderr == (
+        "Warning: no open task reads 'Fix the biuld', so none was closed: a [done] line closes "
+        "the open task of the same text (see `memsite sessions list`)\n"
+    )
+    answer = runner("log", "x", "--kind", "done", "--session", "s-1", "--json").json()
+    assert answer["closed"] is None
+
+
+def test_list_columns_fit_the_longest_category(runner: Invoke) -> None:
+    runner("add", "The portal is built by mkdocs", "-c", "architecture")
+    add(runner, "Use pnpm")
+    rows = runner("list").stdout.splitlines()
+    assert [row[22:].split()[0] for row in rows] == ["conventions", "architecture"]
+    assert rows[0].index("Use pnpm") == rows[1].index("The portal")  # one column
+    assert rows[1][22:].startswith("architecture  The portal")  # two spaces, as between others
+
+
+def test_sessions_list_counts_one_line_in_the_singular(runner: Invoke) -> None:
+    runner("log", "Started", "--session", "s-1")
+    (row,) = runner("sessions", "list").stdout.splitlines()
+    assert row.endswith("  1 line, 0 open")

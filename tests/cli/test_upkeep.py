@@ -93,3 +93,55 @@ def test_review_reports_unknown_category_and_future_time(runner: Invoke, store_r
     )
     kinds = sorted(f["kind"] for f in runner("review", "--json").json()["findings"])
     assert kinds == ["future_timestamp", "unknown_category"]
+
+
+def test_context_says_how_many_facts_it_left_out_and_warns_when_it_holds_none(
+    runner: Invoke,
+) -> None:
+    for i in range(3):
+        add(runner, f"Convention number {i} says something rather long about the codebase")
+    some = runner("context", "--budget", "150")
+    assert "\n2 more active facts did not fit: `memsite search` finds them.\n" in some.stdout
+    assert some.stderr == ""
+    none = runner("context", "--budget", "60")  # room for the count, not for a fact
+    assert none.exit_code == 0
+    assert "- Convention" not in none.stdout
+    assert "\n3 active facts did not fit: `memsite search` finds them.\n" in none.stdout
+    assert none.stderr == (
+        "Warning: the budget of 60 tokens holds no fact, 3 active facts left out: raise "
+        "--budget (or memory.autoInjectTokenBudget in the config)\n"
+    )
+    hook = runner("context", "--format", "claude-hook", "--budget", "60", input="{}")
+    assert hook.stderr.startswith("Warning: the budget of 60 tokens holds no fact")
+
+
+def test_context_with_the_configured_budget_warns_too(runner: Invoke, store_root: Path) -> None:
+    add(runner, "Convention one says something rather long about the codebase as it is")
+    (store_root / "config.json").write_text(
+        json.dumps({"memory": {"autoInjectTokenBudget": 40}}), encoding="utf-8"
+    )
+    runner("compact", "-q")
+    first = runner("context")  # fresh views: index.md is read as it is saved
+    second = runner("context")
+    for done in (first, second):
+        assert "1 active fact did not fit: `memsite search` finds it." in done.stdout
+        assert "holds no fact, 1 active fact left out" in done.stderr
+
+
+def test_prune_dry_run_shows_what_each_entry_says(runner: Invoke) -> None:
+    old = add(runner, "Deploy with make ship")
+    runner("amend", str(old["id"]), "Deploy with make release")
+    done = runner("prune", "--before", "2999-01-01", "--dry-run")
+    assert done.exit_code == 0, done.stderr
+    assert done.stdout.splitlines() == [
+        "Would delete 1 entry and 0 daily logs.",
+        f"  entry {str(old['id'])[:8]}  [conventions] Deploy with make ship",
+    ]
+    assert runner("prune", "--before", "2999-01-01", "--json", "--dry-run").json()["facts"] == [
+        {"id": old["id"], "category": "conventions", "content": "Deploy with make ship"}
+    ]
+
+
+def test_compact_counts_one_entry_in_the_singular(runner: Invoke) -> None:
+    add(runner, "Use pnpm")
+    assert runner("compact").stdout.startswith("Compacted 1 entry: 1 active,")

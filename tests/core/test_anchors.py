@@ -185,3 +185,8 @@ def test_records_round_trip() -> None:
     assert record_from_object(relate).link == "refines"
     with pytest.raises(InvalidEntryFileError, match="type"):
         record_from_object({**relate, "type": "owns"})
+
+
+def test_an_anchor_past_the_end_counts_one_line_in_the_singular() -> None:
+    with pytest.raises(InvalidInputError, match=r"past the end of the file \(1 line\)$"):
+        make_anchor("a.py", b"x = 1\n", (1, 2))

@@ -17,8 +17,10 @@ from memsite.core.budget import (
     INDEX_HEADER,
     IndexItem,
     _heading,
+    footer,
     index_item,
     render_items,
+    unframed,
 )
 from memsite.core.compaction import Compaction, compact
 from memsite.core.entry import Entry, entry_from_object
@@ -304,3 +306,19 @@ def test_compacted_view_lists_active_entries_with_metadata() -> None:
         "- Use pnpm\n  not npm [pnpm, tooling] "
         "(key: package-manager · 2026-03-07 · a1b2c3d4 · high confidence)"
     ) in text
+
+
+def test_the_footer_counts_in_the_singular_and_says_more_only_after_shown_facts() -> None:
+    assert footer(1, 0) == "\n1 more active fact did not fit: `memsite search` finds it.\n"
+    assert footer(2, 0, shown=False) == (
+        "\n2 active facts did not fit: `memsite search` finds them.\n"
+    )
+
+
+def test_an_index_with_no_room_for_a_fact_still_says_how_many_it_left_out() -> None:
+    text = unframed(60, 3, 0)
+    assert text == INDEX_HEADER + "\n3 active facts did not fit: `memsite search` finds them.\n"
+    for encoding in ENCODINGS.values():
+        assert len(encoding.encode(text)) <= 60
+    assert unframed(16, 3, 0) == INDEX_HEADER  # not even the count fits
+    assert unframed(60, 0, 0) == INDEX_HEADER  # nothing left out

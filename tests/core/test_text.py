@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from memsite.core.text import (
     as_name,
+    counted,
     has_surrogate,
     is_name,
     json_safe,
@@ -124,3 +125,21 @@ def test_strings_of_and_map_strings_reach_keys_and_values() -> None:
     assert list(strings_of(7)) == []
     assert map_strings(value, str.upper) == {"A": ["B", {"C": "D"}, 3], "E": "F", "N": None}
     assert map_strings((1, "x"), str.upper) == (1, "x")  # only lists and dicts are walked
+
+
+@pytest.mark.parametrize(
+    ("number", "noun", "plural", "expected"),
+    [
+        (1, "entry", None, "1 entry"),
+        (2, "entry", None, "2 entries"),
+        (0, "fact", None, "0 facts"),
+        (1, "anchored fact", None, "1 anchored fact"),
+        (3, "daily log", None, "3 daily logs"),
+        (2, "day", None, "2 days"),  # a vowel before the y
+        (2, "index", "indexes", "2 indexes"),
+    ],
+)
+def test_counted_is_singular_for_one_only(
+    number: int, noun: str, plural: str | None, expected: str
+) -> None:
+    assert counted(number, noun, plural) == expected

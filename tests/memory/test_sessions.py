@@ -146,3 +146,25 @@ def test_a_log_without_a_session_draws_one_and_never_writes_default(
     names = sorted(p.name for p in (store_root / "daily").iterdir())
     assert not any("-default." in name for name in names)
     assert len(names) == 2
+
+
+def test_a_done_line_names_the_task_it_closes(store_root: Path, clock: Clock) -> None:
+    from memsite.memory.sessions import closed_task
+
+    memory = open_memory(store_root, clock)
+    memory.log("Wire the login page", "s-0", kind="task")
+    memory.log("Fix  the build", "s-1", kind="task")
+    assert closed_task(memory, "s-1", "Fix the build") == {
+        "session": "s-1",
+        "task": "Fix the build",
+    }
+    # a new session: the last session's open tasks are the ones its context carried
+    assert closed_task(memory, "s-2", "Fix the build") == {
+        "session": "s-1",
+        "task": "Fix the build",
+    }
+    assert closed_task(memory, "s-2", "Wire the login page") is None  # s-0's: not carried
+    answer = memory.log("Fix the build", "s-1", kind="done")
+    assert answer["closed"] == {"session": "s-1", "task": "Fix the build"}
+    assert memory.log("Fix the build", "s-1", kind="done")["closed"] is None  # closed already
+    assert "closed" not in memory.log("a note", "s-1")

@@ -61,3 +61,22 @@ def test_context_hooks_with_any_program_are_recognised(
     command = context_command(wiring, "cursor-hook")
     assert command.startswith(wiring.shell_program + " ") and is_context_hook(command)
     assert not is_context_hook("./memsite-wrapper context --format cursor-hook")
+
+
+@pytest.mark.parametrize("fmt", ["claude-hook", "codex-hook", "gemini-hook", "copilot-hook"])
+def test_the_hook_text_has_no_header_comment_meant_for_the_file(
+    store_root: Path, runner: Invoke, fmt: str
+) -> None:
+    runner("add", "Use pnpm", "-c", "conventions")
+    printed = runner("context", "--format", fmt, input="{}").json()
+    text = printed.get("hookSpecificOutput", printed).get("additionalContext")
+    assert isinstance(text, str) and "- Use pnpm" in text
+    assert "Auto-generated" not in text and "<!--" not in text
+    assert text.startswith("Project memory (memsite).")
+    assert (store_root / "index.md").read_text().startswith("<!-- Auto-generated.")  # the file
+
+
+def test_an_empty_index_still_tells_the_agent_how_to_record(runner: Invoke) -> None:
+    printed = runner("context", "--format", "cursor-hook", input="{}").json()
+    assert printed["additional_context"].startswith("Project memory (memsite).")
+    assert "Auto-generated" not in printed["additional_context"]
