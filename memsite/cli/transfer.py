@@ -9,6 +9,7 @@ import click
 
 from memsite.cli.kit import emit_json, get_memory, json_option, out, text_argument, warn
 from memsite.cli.memory import allow_secret_option
+from memsite.core.text import counted, shorten
 from memsite.core.transfer import SOURCES
 
 IMPORT_MAX = 16 << 20  # as for a file: memsite's read limit for a text file
@@ -29,7 +30,7 @@ IMPORT_MAX = 16 << 20  # as for a file: memsite's read limit for a text file
     "-c",
     "--category",
     help="Category for facts under headings that name none (agents-md), or for all facts "
-    "(mcp-memory; default: the first configured category).",
+    "(mcp-memory, whose file names none: required). jsonl keeps each entry's own.",
 )
 @click.option("--dry-run", is_flag=True, help="Show what would be written; write nothing.")
 @click.option(
@@ -52,7 +53,7 @@ def import_(
     left out (each is reported: a suspected secret, an invalid line, a heading that maps to
     no category)."""
     if str(path) == "-":
-        options["text"] = text_argument("-", "the file to import", IMPORT_MAX)
+        options["text"] = text_argument("-", "the file to import", IMPORT_MAX, whole=True)
     answer = get_memory(ctx).import_facts(path, options.pop("source"), dry_run=dry_run, **options)
     for note in answer["notes"]:
         warn(note)
@@ -67,12 +68,17 @@ def import_(
                 f"({gone['category']}, by {gone['agent'] or 'no named agent'}): "
                 f"{gone['by'][:8]} {gone['how']} it"
             )
+        if dry_run:
+            for fact in answer["facts"]:
+                if fact["status"] == "would write":
+                    out(f"  [{fact['category']}] {shorten(fact['content'], 88)}  ({fact['where']})")
         verb = "Would write" if dry_run else "Wrote"
         records = [r for r in answer["records"] if r["status"] != "exists"]
-        also = f" and {len(records)} records" if records else ""
+        also = f" and {counted(len(records), 'record')}" if records else ""
+        existing = answer["existing"]
         out(
-            f"{verb} {answer['written']} facts{also} from {path}; "
-            f"{answer['existing']} were in the memory already"
+            f"{verb} {counted(answer['written'], 'fact')}{also} from {path}; {existing} "
+            f"{'was' if existing == 1 else 'were'} in the memory already"
         )
     if answer["problems"]:
         ctx.exit(1)
@@ -82,12 +88,14 @@ def import_(
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["jsonl", "markdown"]),
+    type=click.Choice(["jsonl", "markdown", "graphml", "dot"]),
     default="jsonl",
     show_default=True,
     help="jsonl: one entry object per line, with --all then one line per verify, retire or "
     "relate record (round-trips through import); markdown: one file per fact with YAML front "
-    "matter (its status), in a folder, never the records.",
+    "matter (its status), in a folder, never the records; graphml and dot (Graphviz): facts "
+    "as nodes (id, category, status, text), supersessions and typed links as edges, no "
+    "verification or retirement record (a retired fact is a node of status retired).",
 )
 @click.option(
     "--all",
@@ -100,8 +108,8 @@ def import_(
     "-o",
     "--output",
     type=click.Path(path_type=Path, allow_dash=True),
-    help="File (jsonl; default or -: standard output; a FIFO or device is written into, never "
-    "replaced) or folder (markdown; default: memsite-export).",
+    help="File (jsonl, graphml, dot; default or -: standard output; a FIFO or device is "
+    "written into, never replaced) or folder (markdown; default: memsite-export).",
 )
 @json_option
 @click.pass_context
@@ -110,7 +118,8 @@ def export(
 ) -> None:
     """Write the memory out, byte for byte the same for the same store. `export --all` (jsonl)
     into `import --from jsonl` of an empty store gives the same memory: the same statuses,
-    verifications, retirements and links."""
+    verifications, retirements and links. A graph (graphml, dot) holds only the edges
+    between the facts it exports: without --all, links between active facts."""
     answer = get_memory(ctx).export(fmt, include_all=include_all, output=output)
     if "text" in answer and not as_json:
         click.echo(answer["text"], nl=False)
@@ -118,8 +127,12 @@ def export(
         emit_json(answer)
     else:
         # On stderr: the output may be standard output itself (-o /dev/stdout, a FIFO).
-        records = f" and {answer['records']} records" if answer.get("records") else ""
-        out(f"Exported {answer['entries']} entries{records} to {answer['path']}", err=True)
+        records = f" and {counted(answer['records'], 'record')}" if answer.get("records") else ""
+        if "edges" in answer:
+            records = f" and {counted(answer['edges'], 'edge')}"
+        out(
+            f"Exported {counted(answer['entries'], 'entry')}{records} to {answer['path']}", err=True
+        )
 
 
 COMMANDS: list[click.Command] = [import_, export]

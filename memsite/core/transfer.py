@@ -32,6 +32,7 @@ from typing import Any
 from memsite.core.entry import Entry, format_created
 from memsite.core.records import RETIRE, Record
 from memsite.core.text import as_name, one_line
+from memsite.errors import InvalidInputError
 
 SOURCES = ("agents-md", "mcp-memory", "jsonl")
 MANIFEST = ".memsite-export.json"
@@ -116,6 +117,22 @@ def _plain_lines(lines: Sequence[str]) -> Iterator[tuple[int, str | None]]:
             yield number, None
         elif not fenced:
             yield number, line
+
+
+def import_category(source: str, category: str | None, categories: Sequence[str]) -> str | None:
+    """The category for facts that name none (``category``: one of ``categories``). An
+    mcp-memory file names none for any fact, so it needs one: filing them all under some
+    default would be a guess nobody is told about."""
+    if category is not None and category not in categories:
+        raise InvalidInputError(
+            f"unknown category {category!r}: use one of {', '.join(categories)}"
+        )
+    if category is None and source == "mcp-memory":
+        raise InvalidInputError(
+            "the MCP memory server's file gives its facts no category: pass --category with "
+            f"the one to file them under ({', '.join(categories)})"
+        )
+    return category
 
 
 def parse_agents_md(text: str, name: str, categories: Sequence[str], default: str | None) -> Parsed:

@@ -1,5 +1,6 @@
-"""Facts in and out of the memory: `import` from other tools' files, `export` as JSONL or a
-Markdown bundle. Parsing and formats are pure (``core.transfer``); this module reads and writes.
+"""Facts in and out of the memory: `import` from other tools' files, `export` as JSONL, a
+Markdown bundle or a graph (``memory.graph``). Parsing and formats are pure
+(``core.transfer``, ``core.graph``); this module reads and writes.
 
 Imports are idempotent: a fact whose text its category already holds (in any status) and an
 entry or record whose id the store already holds are left out, so a second run writes nothing.
@@ -14,22 +15,20 @@ Only regular files are read (or standard input, handed over as ``text``): never 
 device, which could be read forever.
 
 Exports go through ``files.write_output`` (a FIFO or ``/dev/stdout`` is written into, never
-renamed over). A Markdown bundle's folder keeps a manifest of what the export wrote, and a
-later export removes only those files, unchanged since; it never touches any other file.
+renamed over), or into a folder (``memory.bundle``, for Markdown).
 """
 
 from __future__ import annotations
 
-import os
-import stat
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memsite.core import transfer as formats
-from memsite.core.entry import entry_from_object
+from memsite.core.entry import Entry, entry_from_object
+from memsite.core.graph import FORMATS as FORMATS_OF_GRAPHS
 from memsite.core.records import RETIRE, Record, record_from_object
-from memsite.core.secrets import ALLOW_KEY, redact_object, refusal
+from memsite.core.secrets import ALLOW_KEY, redact, redact_object, refusal
 from memsite.core.text import normalize, split_names
 from memsite.core.validate import check_imported
 from memsite.errors import (
@@ -39,15 +38,8 @@ from memsite.errors import (
     SecretFoundError,
     StorageError,
 )
-from memsite.files import (
-    file_kind,
-    read_bounded,
-    read_text,
-    replace_if_changed,
-    storage_errors,
-    unlink,
-    write_output,
-)
+from memsite.files import file_kind, read_text, write_output
+from memsite.memory.bundle import write_bundle
 from memsite.memory.shapes import entry_json
 from memsite.memory.writes import write_locked
 
@@ -56,10 +48,9 @@ if TYPE_CHECKING:
 
 IMPORT_TAG = "imported"
 SOURCE_SUFFIXES = (".md", ".mdc", ".markdown", ".txt")
-LEGACY_MARKER = ".memsite-export"  # what exports before the manifest left in their folder
-BUNDLE_FILE_MAX = 1 << 20  # a bundle's file is one fact: a larger one is not the export's
 SECRET_HINT = "; if it is a reviewed false positive, pass --allow-secret"
 STDIN = "-"
+EXPORT_FORMATS = ("jsonl", "markdown", *FORMATS_OF_GRAPHS)
 
 
 def _sources(path: Path, source: str) -> list[Path]:
@@ -98,16 +89,13 @@ def _parse(
     memory: Memory, path: Path, source: str, category: str | None, text: str | None
 ) -> formats.Parsed:
     categories = list(memory.config.categories)
-    if category is not None and category not in categories:
-        raise InvalidInputError(
-            f"unknown category {category!r}: use one of {', '.join(categories)}"
-        )
+    category = formats.import_category(source, category, categories)
     parsed = formats.Parsed()
     for name, content in _texts(path, source, text):
         if source == "agents-md":
             part = formats.parse_agents_md(content, name, categories, category)
         elif source == "mcp-memory":
-            part = formats.parse_mcp_memory(content, name, category or categories[0])
+            part = formats.parse_mcp_memory(content, name, str(category))  # required
         else:
             part = formats.parse_jsonl(content, name)
         parsed.facts += part.facts
@@ -153,9 +141,8 @@ def import_facts(
         except MemsiteError as exc:
             problems.append(f"{fact.where}: {exc}")
             continue
-        facts.append(
-            {"where": fact.where, "status": status, "id": entry_id, "category": fact.category}
-        )
+        row = {"where": fact.where, "status": status, "id": entry_id, "category": fact.category}
+        facts.append({**row, "content": redact(fact.content)})  # as shown: secrets hidden
     held = {f["id"] for f in facts if f["id"] is not None}
     records = _import_records(memory, parsed.records, held, dry_run, allow_secret, problems)
     counts = {s: sum(f["status"] == s for f in facts) for s in ("written", "would write", "exists")}
@@ -354,37 +341,48 @@ def _no_new_id() -> str:
 def export(
     memory: Memory, fmt: str, *, include_all: bool = False, output: Path | None = None
 ) -> dict[str, Any]:
-    """The memory as JSONL (to ``output``; returned as text without one, or for ``-``) or as
-    a Markdown bundle (a folder)."""
-    if fmt not in ("jsonl", "markdown"):
-        raise InvalidInputError(f"unknown format {fmt!r}: use jsonl or markdown")
+    """The memory as JSONL, GraphML or DOT (to ``output``; returned as text without one, or
+    for ``-``) or as a Markdown bundle (a folder)."""
+    if fmt not in EXPORT_FORMATS:
+        raise InvalidInputError(f"unknown format {fmt!r}: use {', '.join(EXPORT_FORMATS)}")
     to_stdout = output is not None and str(output) == STDIN
     result = memory.state().result
     chosen = result.entries if include_all else result.active()
     entries = formats.export_order(chosen)
-    if fmt == "jsonl":
-        # --all adds the records (what makes a fact retired, verified or linked): without
-        # them an import brings retired facts back. Active facts alone need none.
-        records = formats.record_order(memory.state().scan.records) if include_all else []
-        text = "".join(formats.jsonl_line(entry_json(e)) for e in entries)
-        text += "".join(formats.jsonl_line(_record_json(r.raw)) for r in records)
-        counts = {"format": fmt, "entries": len(entries), "records": len(records)}
+    if fmt != "markdown":
+        text, counts = _export_text(memory, fmt, entries, include_all)
         if output is None or to_stdout:
-            return {**counts, "text": text}
-        write_output(output, text.encode("utf-8"), "a jsonl export")
-        return {**counts, "path": str(output)}
+            return {"format": fmt, **counts, "text": text}
+        write_output(output, text.encode("utf-8"), f"a {fmt} export")
+        return {"format": fmt, **counts, "path": str(output)}
     if to_stdout:
         raise InvalidInputError(
             "a Markdown export is a folder of files: give its path (- is standard output, "
-            "for --format jsonl)"
+            "for the other formats)"
         )
     folder = output or Path("memsite-export")
     files = {
         formats.markdown_name(e): formats.markdown_file(e, entry_json(e), result.status[e.id])
         for e in entries
     }
-    _write_bundle(folder, {name: text.encode("utf-8") for name, text in files.items()})
+    write_bundle(folder, {name: text.encode("utf-8") for name, text in files.items()})
     return {"format": fmt, "entries": len(entries), "path": str(folder)}
+
+
+def _export_text(
+    memory: Memory, fmt: str, entries: list[Entry], include_all: bool
+) -> tuple[str, dict[str, int]]:
+    """A one-file export and its counts."""
+    if fmt in FORMATS_OF_GRAPHS:
+        from memsite.memory.graph import graph_text
+
+        return graph_text(memory, fmt, entries)
+    # --all adds the records (what makes a fact retired, verified or linked): without
+    # them an import brings retired facts back. Active facts alone need none.
+    records = formats.record_order(memory.state().scan.records) if include_all else []
+    text = "".join(formats.jsonl_line(entry_json(e)) for e in entries)
+    text += "".join(formats.jsonl_line(_record_json(r.raw)) for r in records)
+    return text, {"entries": len(entries), "records": len(records)}
 
 
 def _record_json(obj: Mapping[str, Any]) -> dict[str, Any]:
@@ -392,59 +390,3 @@ def _record_json(obj: Mapping[str, Any]) -> dict[str, Any]:
     text = obj.get("evidence", obj.get("reason"))
     fields = {"reason": text if isinstance(text, str) else None, "agent": obj.get("agent")}
     return dict(obj) if refusal(fields, ()) is None else redact_object(obj)
-
-
-def _write_bundle(folder: Path, files: dict[str, bytes]) -> None:
-    """Write the bundle's files and its manifest into ``folder``. Of the files the manifest
-    lists (an earlier export's), those unchanged since and gone from this export are removed;
-    no other file is touched: a name this export needs that holds anything else is refused."""
-    kind = file_kind(folder)
-    if kind not in ("missing", "a folder"):
-        raise InvalidInputError(f"{folder} is {kind}: give a folder for the Markdown bundle")
-    with storage_errors("read", folder):
-        present = {item.name for item in os.scandir(folder)} if kind == "a folder" else set()
-    if present and not present & {formats.MANIFEST, LEGACY_MARKER}:
-        raise InvalidInputError(
-            f"{folder} is not empty and is no memsite export: give an empty or new folder"
-        )
-    ours = _manifest(folder) if formats.MANIFEST in present else {}
-    digests = {name: formats.digest(data) for name, data in files.items()}
-    held = {name: _digest_of(folder / name) for name in present & (set(files) | set(ours))}
-    blocked = [
-        name
-        for name in sorted(present & set(files))
-        if held[name] != digests[name] and (held[name] is None or held[name] != ours.get(name))
-    ]
-    if blocked:
-        more = f" (and {len(blocked) - 1} more)" if len(blocked) > 1 else ""
-        raise InvalidInputError(
-            f"{folder}: {blocked[0]}{more} was not written by memsite export, or was changed "
-            "since: move it away, or export to another folder"
-        )
-    with storage_errors("write", folder):
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, data in sorted(files.items()):
-            replace_if_changed(folder / name, data)
-        for name, digest in sorted(ours.items()):
-            if name not in files and held.get(name) == digest:
-                unlink(folder / name)
-        replace_if_changed(folder / formats.MANIFEST, formats.manifest_text(digests).encode())
-
-
-def _manifest(folder: Path) -> dict[str, str]:
-    """name → SHA-256 of what an earlier export wrote ({} when the manifest is unreadable)."""
-    try:
-        text = read_text(folder / formats.MANIFEST, BUNDLE_FILE_MAX)
-    except StorageError:
-        return {}
-    return formats.manifest_files(text) if text else {}
-
-
-def _digest_of(path: Path) -> str | None:
-    """The SHA-256 of a regular file (never a link, a FIFO or a device), or None."""
-    try:
-        if not stat.S_ISREG(os.lstat(path).st_mode):
-            return None
-        return formats.digest(read_bounded(path, BUNDLE_FILE_MAX))
-    except (OSError, OverflowError):
-        return None

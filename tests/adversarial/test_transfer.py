@@ -67,7 +67,7 @@ def test_import_refuses_a_fifo_instead_of_waiting_on_it(store_root: Path) -> Non
 
 
 def test_import_refuses_a_character_device(store_root: Path) -> None:
-    done = memsite(store_root, "import", os.devnull, "--from", "mcp-memory")
+    done = memsite(store_root, "import", os.devnull, "--from", "mcp-memory", "-c", "operations")
     one_error_line(done, "is a character device, not a regular file")
 
 
@@ -178,7 +178,7 @@ def test_retiring_another_authors_fact_needs_force(store_root: Path, runner: Inv
     ]
     forced = runner("import", str(source), "--from", "jsonl", "--force")
     assert forced.exit_code == 0, forced.stderr
-    assert "Wrote 0 facts and 1 records" in forced.stdout
+    assert "Wrote 0 facts and 1 record from" in forced.stdout
     assert runner("list", "--json").json() == []  # retired
     mine = runner("import", str(source), "--from", "jsonl", "--agent", "alice", "--json")
     assert mine.json()["displaced"] == [] and mine.json()["records"][0]["status"] == "exists"

@@ -119,7 +119,12 @@ def test_a_fact_already_superseded_is_not_imported_again(store_root: Path, clock
 def test_mcp_memory_entities_and_relations(store_root: Path, clock: Clock) -> None:
     source = store_root.parent / "memory.jsonl"
     source.write_text(MCP_MEMORY + "\nnot json\n", encoding="utf-8")
-    answer = memory_import(open_memory(store_root, clock), source, "mcp-memory")
+    with pytest.raises(InvalidInputError, match="no category: pass --category"):
+        memory_import(open_memory(store_root, clock), source, "mcp-memory")  # no silent guess
+    assert open_memory(store_root, clock).list_entries() == []
+    answer = memory_import(
+        open_memory(store_root, clock), source, "mcp-memory", category="operations"
+    )
     facts = {e["content"]: e["tags"] for e in open_memory(store_root, clock).list_entries()}
     assert facts == {
         "Payments API: Retries webhooks three times": ["payments-api", "service", "imported"],
@@ -127,13 +132,15 @@ def test_mcp_memory_entities_and_relations(store_root: Path, clock: Clock) -> No
         "Payments API writes to Ledger": ["payments-api", "ledger", "imported"],
     }
     assert {e["category"] for e in open_memory(store_root, clock).list_entries()} == {
-        "conventions"
-    }  # the first configured category, unless --category says otherwise
+        "operations"
+    }  # the category given
     assert answer["problems"] == [
         "memory.jsonl:4: neither an entity nor a relation; skipped",
         "memory.jsonl:5: not valid JSON; skipped",
     ]
-    again = memory_import(open_memory(store_root, clock), source, "mcp-memory")
+    again = memory_import(
+        open_memory(store_root, clock), source, "mcp-memory", category="operations"
+    )
     assert again["written"] == 0
 
 
