@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 import click
 
 from memsite.cli.kit import emit_json, get_memory, json_option, out, warn
+from memsite.core.text import counted
 from memsite.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -53,6 +54,16 @@ def _site_url() -> str | None:
     return value
 
 
+def _warn_site_url(memory: Memory, remote: str, site_url: str | None) -> None:
+    """One line on stderr when a GitHub Pages project site has no site_url (not an error:
+    the pages work without it)."""
+    from memsite.portal.publish import site_url_warning
+
+    message = site_url_warning(memory, remote, site_url)
+    if message:
+        warn(message)
+
+
 def _refuse_markup(memory: Memory) -> None:
     """``build --strict``: one line per site setting that would have carried markup, then
     the error (``check`` lists the same)."""
@@ -63,9 +74,10 @@ def _refuse_markup(memory: Memory) -> None:
     for problem in problems:
         out(f"{name}: {problem}", err=True)
     if problems:
+        them = "it" if len(problems) == 1 else "them"
         raise ConfigError(
-            f"{len(problems)} site settings in {name} would carry markup (listed above): make "
-            "them plain text, or build without --strict to show them escaped"
+            f"{counted(len(problems), 'site setting')} in {name} would carry markup (listed "
+            f"above): make {them} plain text, or build without --strict to show {them} escaped"
         )
 
 
@@ -99,13 +111,15 @@ def build(ctx: click.Context, site_dir: str | None, strict: bool, as_json: bool)
         _refuse_markup(memory)
     # The store's site/ (or a --site-dir inside the store) is never written through a link.
     target = memory.store.site_target(Path(site_dir) if site_dir else None)
+    site_url = _site_url()
     _, _, result = build_site(
         memory,
         target,
         strict=strict,
-        site_url=_site_url(),
+        site_url=site_url,
         progress=None if as_json else _progress_printer(),
     )
+    _warn_site_url(memory, "origin", site_url)
     seconds = time.perf_counter() - started
     if as_json:
         emit_json(
@@ -122,8 +136,12 @@ def build(ctx: click.Context, site_dir: str | None, strict: bool, as_json: bool)
     for message in result.warnings:
         warn(message)
     out(
-        f"Built the portal of {result.entries} entries ({result.pages} pages) in "
-        f"{result.site_dir} in {seconds:.1f} s"
+        f"Built the portal of {counted(result.entries, 'entry')} "
+        f"({counted(result.pages, 'page')}) in {result.site_dir} in {seconds:.1f} s"
+    )
+    out(
+        "Next: browse it with `memsite serve` (its links need a web server), or publish the "
+        "folder (`memsite gh-deploy`, or any static host)"
     )
 
 
@@ -166,13 +184,15 @@ def gh_deploy(
     """
     from memsite.portal.publish import gh_deploy as deploy
 
+    memory, site_url = get_memory(ctx), _site_url()
+    _warn_site_url(memory, remote, site_url)
     done = deploy(
-        get_memory(ctx),
+        memory,
         remote=remote,
         branch=branch,
         message=message,
         force=force,
-        site_url=_site_url(),
+        site_url=site_url,
     )
     if as_json:
         emit_json(
@@ -185,7 +205,7 @@ def gh_deploy(
             }
         )
     else:
-        out(f"Published {done.entries} entries to {done.remote}/{done.branch}")
+        out(f"Published {counted(done.entries, 'entry')} to {done.remote}/{done.branch}")
 
 
 COMMANDS: list[click.Command] = [build, serve, gh_deploy]

@@ -17,6 +17,11 @@ _COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 _UNSAFE_URL = re.compile(r"[\s\"'<>\\`\x00-\x1f\x7f]")
+# A remote on github.com, as git spells one: https (maybe with a user), scp-like ssh, ssh://.
+_GITHUB_REMOTE = re.compile(
+    r"(?:https?://(?:[^@/\s]+@)?github\.com/|git@github\.com:|ssh://git@github\.com/)"
+    r"([A-Za-z0-9-]+)/([A-Za-z0-9_.-]+?)(?:\.git)?/?"
+)
 
 
 def url_problem(url: str, *, relative: bool = False) -> str | None:
@@ -62,3 +67,16 @@ def repo_blob_base(repo_url: Any, commit: str | None, prefix: str = "") -> str |
 def linkable(repo_url: Any) -> bool:
     """Can files be linked on the host of ``repo_url`` (a plain http(s) URL)?"""
     return repo_blob_base(repo_url, "0" * 40) is not None
+
+
+def pages_project_url(remote_url: str) -> str | None:
+    """The GitHub Pages address of the repository at git remote ``remote_url`` when it is a
+    project site, served under a sub-path (``https://owner.github.io/repo/``); None for a user
+    or organization site (``owner.github.io``, served at the root) and for other hosts."""
+    match = _GITHUB_REMOTE.fullmatch(remote_url.strip())
+    if match is None:
+        return None
+    owner, repo = match[1].lower(), match[2]
+    if repo.lower() == f"{owner}.github.io":
+        return None
+    return f"https://{owner}.github.io/{repo}/"

@@ -72,13 +72,14 @@ class PortalCache:
         status: str,
         successors: Sequence[str],
         held: str | None = None,
+        flags: tuple[tuple[str, bool], ...] = (),
     ) -> JsonSource:
         """What an entry's JSON file is made from, as one object per distinct input: the
         same object again for an unchanged entry, so the site can tell the file is written."""
-        jkey = (key, status, tuple(successors), held)
+        jkey = (key, status, tuple(successors), held, flags)
         found = self._json.get(jkey)
         if found is None:
-            found = self._json[jkey] = JsonSource(entry, status, jkey[2], held)
+            found = self._json[jkey] = JsonSource(entry, status, jkey[2], held, flags)
         return found
 
     def keep_only(self, keys: set[tuple[Any, ...]]) -> None:

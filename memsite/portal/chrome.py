@@ -16,13 +16,18 @@ behaviour (instant navigation, palette toggle, search):
   stood, before Material's bundle reads it; the progress bar gets its name as an attribute
   (no script);
 * the empty, hidden table-of-contents sidebar goes (portal pages have no table of contents);
-* frames of pages outside the navigation (tags, months) keep the navigation's top level only;
-* the entry frame, written once per entry, keeps the header (logo, title, palette toggle; its
-  search button opens the search page instead of holding the search box), one stylesheet
-  link (a shared file importing Material's and memsite's), an empty sidebar (the content
-  stays where it is on every page; the breadcrumbs lead to the category) and no footer or
-  back-to-top button. Instant navigation swaps the page's container only, so the
-  next page brings its own navigation and footer.
+* the entry frame, written once per entry, has what every page has: the header (logo, title,
+  palette toggle, the search box with its ``/`` shortcut) and the whole navigation (the
+  sidebar on a wide screen, the drawer on a phone). The search box and the navigation are
+  the same on every entry page (nothing in the navigation is the current page), so each
+  moves to a shared script that writes it back where it stood while the page is parsed,
+  before Material's bundle and memsite's search.js run (instant navigation runs the scripts
+  of the container it swaps in, so the navigation comes back there too): 3.7 KB of markup
+  become two 45-byte script tags. It keeps one stylesheet link (a shared file importing
+  Material's and memsite's), and no footer or back-to-top button: instant navigation swaps
+  the page's container only, so the next page brings its own footer. Without JavaScript an
+  entry page has the header, breadcrumbs to its category and the logo's link home.
+* tag and month pages keep the whole navigation, as every other page.
 
 A rule whose markup is not found leaves the page as it is: a new Material release can make
 pages larger, never broken (tests bound the size).
@@ -35,7 +40,6 @@ import itertools
 import json
 import re
 from dataclasses import dataclass, field
-from html import escape
 
 # The shared files of the lean frames: a short folder, as every link to them is written once
 # per page (assets/memsite/ holds the files of site-config).
@@ -54,22 +58,13 @@ _CONFIG = re.compile(r'(<script id="__config" type="application/json">)(.*?)(</s
 _TOC = (
     '<div class="md-sidebar md-sidebar--secondary" data-md-component="sidebar" data-md-type="toc"'
 )
+_SEARCH_BOX = '<div class="md-search"'
 _NAV = '<nav class="md-nav md-nav--primary"'
-_NESTED = re.compile(r'<li class="md-nav__item[^"]*md-nav__item--nested[^"]*">')
 _GENERATOR = re.compile(r'<meta name="generator" content="[^"]*">')
-_SIDEBAR = '<div class="md-sidebar md-sidebar--primary"'
-# Where the navigation is on every other page (the content stays in place): instant navigation
-# brings the next page's navigation with its container.
-_EMPTY_SIDEBAR = (
-    '<div class="md-sidebar md-sidebar--primary" data-md-component="sidebar"'
-    ' data-md-type="navigation"><div class="md-sidebar__scrollwrap">'
-    '<div class="md-sidebar__inner"></div></div></div>'
-)
 _STYLESHEETS = re.compile(r'(?:<link rel="stylesheet" href="([^"]+)">\n?){2,}')
 # Placeholders instant navigation fills only on pages that have them (empty in the portal).
 _PLACEHOLDERS = '<div data-md-component="skip"></div><div data-md-component="announce"></div>'
 _TABBED = re.compile(r'<script>[^<]*"__tabbed_"[^<]*</script>\n?')
-_SEARCH_BUTTON = '<label class="md-header__button md-icon" for="__search">'
 _HEAD_SCRIPT = "__md_scope="
 _PALETTE_SCRIPT = '__md_get("__palette")'
 # overrides/main.html names the progress bar with a script (no template block holds the bar).
@@ -78,7 +73,6 @@ _PROGRESS_SCRIPT = re.compile(
     r'<script>document\.querySelector\("\[data-md-component=progress\]"\)\?\.setAttribute'
     r'\("aria-label", "([^"<]*)"\);</script>\n?'
 )
-_SEARCH_BOX = '<div class="md-search"'
 
 
 def _digest(text: str) -> str:
@@ -162,23 +156,6 @@ def _drop_hidden_toc(html: str) -> str:
     return html[:start] + html[end:]
 
 
-def _top_level_nav(html: str) -> str:
-    """The primary navigation without its sections (their pages stay one click away)."""
-    nav = html.find(_NAV)
-    if nav < 0:
-        return html
-    nav_end = _balanced_end(html, nav, "nav")
-    if nav_end < 0:
-        return html
-    inner = html[nav:nav_end]
-    while (match := _NESTED.search(inner)) is not None:
-        end = _balanced_end(inner, match.start(), "li")
-        if end < 0:
-            return html
-        inner = inner[: match.start()] + inner[end:]
-    return html[:nav] + inner + html[nav_end:]
-
-
 def _cut(html: str, marker: str, tag: str, replacement: str = "") -> str:
     """``html`` with the element that starts at ``marker`` replaced (unchanged if absent)."""
     start = html.find(marker)
@@ -186,23 +163,17 @@ def _cut(html: str, marker: str, tag: str, replacement: str = "") -> str:
     return html if end < 0 else html[:start] + replacement + html[end:]
 
 
-def _entry_chrome(html: str, root: str, site_path: str | None) -> str:
-    """The entry frame's header, sidebar and footer made small (see the module)."""
+def _entry_chrome(html: str, root: str, assets: ChromeAssets) -> str:
+    """The entry frame made small (see the module): the search box and the navigation are
+    written back by shared scripts where they stood, the footer goes."""
     html = _GENERATOR.sub("", html)
     html = html.replace(_PLACEHOLDERS, "")
     html = _TABBED.sub("", html)  # entry pages hold no content tabs
-    button = html.find(_SEARCH_BUTTON)
-    icon = html[button : html.find("</label>", button)].removeprefix(_SEARCH_BUTTON)
-    if button >= 0 and icon.startswith("<svg") and _SEARCH_BOX in html:
-        # The header stays through instant navigation (active only with a site_url), so its
-        # link must hold on every page: from the site's path when there is one.
-        href = f"{site_path}search/" if site_path else f"{root}search/"
-        link = (
-            f'<a href="{escape(href)}" class="md-header__button md-icon" title="Search"'
-            f' aria-label="Search">{icon}</a>'
-        )
-        html = _cut(_cut(html, _SEARCH_BUTTON, "label", link), _SEARCH_BOX, "div")
-    html = _cut(html, _SIDEBAR, "div", _EMPTY_SIDEBAR)
+    for marker, tag in ((_SEARCH_BOX, "div"), (_NAV, "nav")):
+        start = html.find(marker)
+        end = _balanced_end(html, start, tag) if start >= 0 else -1
+        if end >= 0:
+            html = html[:start] + _written_here(html[start:end], root, assets) + html[end:]
     html = _cut(html, '<footer class="md-footer"', "footer")
     return _cut(html, '<button type="button" class="md-top', "button")
 
@@ -245,6 +216,13 @@ def _shared_script(code: str, root: str, assets: ChromeAssets) -> str:
     name = f"{ASSET_DIR}{_digest(code)}.js"
     assets.scripts[name] = code + "\n"
     return f'<script src="{root}{name}"></script>'
+
+
+def _written_here(element: str, root: str, assets: ChromeAssets) -> str:
+    """A shared classic script that puts ``element`` back in the page right after itself,
+    while the page is parsed (or when instant navigation runs the new container's scripts)."""
+    code = f'document.currentScript.insertAdjacentHTML("afterend",{json.dumps(element)})'
+    return _shared_script(code, root, assets)
 
 
 def _progress_name(html: str) -> str:
@@ -302,28 +280,21 @@ def _scripts(html: str, root: str, assets: ChromeAssets) -> str:
         text = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
         # Material's bundle reads the element once, when it runs: a classic script just
         # before it puts the element back where it stood (the same for every page of a frame).
-        element = match.group(1) + text + match.group(3)
-        code = f'document.currentScript.insertAdjacentHTML("afterend",{json.dumps(element)})'
-        return _shared_script(code, root, assets)
+        return _written_here(match.group(1) + text + match.group(3), root, assets)
 
     html = _SCRIPT.sub(move, _head_into_palette(_progress_name(html)))
     return _CONFIG.sub(compact, html)
 
 
-NAV, LIST, ENTRY = "nav", "list", "entry"  # frame kinds: a navigation page, a tag or month list
+NAV, ENTRY = "nav", "entry"  # frame kinds: a page of the portal, the entry pages' one frame
 
 
-def lean_frame(
-    html: str, root: str, assets: ChromeAssets, kind: str = NAV, site_path: str | None = None
-) -> str:
+def lean_frame(html: str, root: str, assets: ChromeAssets, kind: str = NAV) -> str:
     """``html`` (a frame as Material rendered it, slots unfilled) made lean (see the module);
-    ``root`` is the relative path from the page to the site root, ``site_path`` the path of
-    the site's URL (``/`` or ``/repo/``) when it has one."""
+    ``root`` is the relative path from the page to the site root."""
     html = _drop_hidden_toc(collapse_whitespace(html))
-    if kind == LIST:
-        html = _top_level_nav(html)
-    elif kind == ENTRY:
-        html = _one_stylesheet(_entry_chrome(html, root, site_path), root, assets)
+    if kind == ENTRY:
+        html = _one_stylesheet(_entry_chrome(html, root, assets), root, assets)
     return _scripts(_icons(html, root, assets, _SPRITE_SLOT), root, assets)
 
 

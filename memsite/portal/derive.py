@@ -148,10 +148,17 @@ def _entry_views(
         for k, e in keyed
     ]
     json_sources = {
-        e.id: cache.json_source(k, e, status[e.id], successors.get(e.id, ()), held.get(e.id))
+        e.id: cache.json_source(
+            k, e, status[e.id], successors.get(e.id, ()), held.get(e.id), _flags(claims, e.id)
+        )
         for k, e in keyed
     }
     return views, json_sources
+
+
+def _flags(claims: Mapping[str, FactClaims], entry_id: str) -> tuple[tuple[str, bool], ...]:
+    found = claims.get(entry_id)
+    return found.flags if found is not None else ()
 
 
 def _losers(result: Compaction) -> dict[str, list[str]]:

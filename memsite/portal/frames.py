@@ -8,9 +8,10 @@ frames would be identical but for those slots. MkDocs thus renders about a dozen
 whatever the size of the memory, and never parses Markdown (see ``mkglue.ReadyPage``).
 
 Every frame is then made lean (:mod:`memsite.portal.chrome`): icons in one shared sprite,
-Material's inline scripts in shared files, whitespace folded; tag and month frames keep the
-navigation's top level, the entry frame only the header. An entry page is its body plus
-about 4 KB (it was 17 KB).
+Material's inline scripts in shared files, whitespace folded; every frame keeps the header
+(search box included) and the whole navigation; the entry frame writes its search box and
+navigation from shared scripts and has no footer. An entry page is its body plus about 4 KB
+(it was 17 KB).
 """
 
 from __future__ import annotations
@@ -24,10 +25,9 @@ from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from memsite.errors import MemsiteError
-from memsite.portal.chrome import ENTRY, LIST, NAV, ChromeAssets, lean_frame, point_at_sprite
+from memsite.portal.chrome import ENTRY, NAV, ChromeAssets, lean_frame, point_at_sprite
 from memsite.portal.model import Portal
 from memsite.portal.outputs import nav_items
 from memsite.portal.render import ENTRY_SHELL, MONTH_SHELL, TAG_SHELL, root_for
@@ -73,8 +73,8 @@ class Frames:
     copied: set[str]
 
 
-# The kind of chrome of each frame outside the navigation (see ``chrome``).
-CHROME_KINDS = {ENTRY_SHELL: ENTRY, TAG_SHELL: LIST, MONTH_SHELL: LIST}
+# The kind of chrome of each frame (see ``chrome``): the entry frame's is the leanest.
+CHROME_KINDS = {ENTRY_SHELL: ENTRY}
 
 
 def _frame_specs(portal: Portal) -> list[FrameSpec]:
@@ -167,9 +167,8 @@ def render_frames(
                 detail = "; ".join(messages) or str(exc)
                 raise MemsiteError(f"MkDocs build failed: {detail}") from None
     assets = ChromeAssets()
-    site_path = urlsplit(config.site_url).path if config.site_url else None
     lean = {
-        path: lean_frame(html, root_for(path), assets, CHROME_KINDS.get(path, NAV), site_path)
+        path: lean_frame(html, root_for(path), assets, CHROME_KINDS.get(path, NAV))
         for path, html in sorted(plugin.html.items())
     }
     frames = {path: Frame(point_at_sprite(html, assets)) for path, html in lean.items()}

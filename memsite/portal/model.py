@@ -37,18 +37,21 @@ def slug(name: str) -> str:
 
 class JsonSource(NamedTuple):
     """An entry's JSON file (``entries/<id>.json``) before it is made: the redacted entry, its
-    status, its successors and (only when the trust gate holds it back) why. Made only when
+    status, its successors, (only when the trust gate holds it back) why, and whether it
+    drifted or went stale. Made only when
     written (at 100k entries the texts of every file would hold ~70 MB)."""
 
     entry: Entry
     status: str
     superseded_by: tuple[str, ...]
     held: str | None = None  # why the trust gate keeps it from agents
+    flags: tuple[tuple[str, bool], ...] = ()  # drifted, stale (``FactClaims.flags``)
 
     def text(self) -> str:
         obj = {**self.entry.raw, "status": self.status, "superseded_by": list(self.superseded_by)}
         if self.held:
             obj["held_back"] = self.held
+        obj.update(self.flags)
         return json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
 
 

@@ -196,6 +196,30 @@ def _write_workflow(memory: Memory, name: str, text: Callable[[str], str]) -> st
     return str(path)
 
 
+def site_url_warning(memory: Memory, remote: str, site_url: str | None) -> str | None:
+    """Why the portal needs ``site_url`` when it is set nowhere (the config, ``site_url``
+    from $MEMSITE_SITE_URL) and git ``remote`` is a GitHub repository with a project site,
+    which Pages serves under a sub-path: the feed and the sitemap need the address. None
+    when it is set, or the site is not such a project site."""
+    from memsite.core.urls import pages_project_url
+
+    if memory.config.site.get("site_url") or site_url:
+        return None
+    try:
+        url = repository(memory.store.project_root).remote_url(remote)
+    except MemsiteError:  # not in a git repository: no Pages site to speak of
+        return None
+    address = pages_project_url(url) if url else None
+    if address is None:
+        return None
+    config = os.path.relpath(memory.store.config_path, memory.store.project_root)
+    return (
+        f"site_url is not set, and GitHub Pages serves this project's site under a sub-path "
+        f"({address}): its feed and sitemap need it; set site_url to {address} in "
+        f"the site settings of {config}, or $MEMSITE_SITE_URL"
+    )
+
+
 def gh_deploy(
     memory: Memory,
     *,

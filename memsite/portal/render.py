@@ -10,6 +10,7 @@ data changed. The templates are files: this module reads them (through Jinja's l
 from __future__ import annotations
 
 import calendar
+import re
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
@@ -31,19 +32,25 @@ from memsite.portal.model import (
 )
 from memsite.portal.paging import ROWS_PER_PAGE, chunks, page_path, pager, split_cards_and_rows
 from memsite.portal.resources import templates_dir
-from memsite.portal.text import render_plain, render_text, safe_title, split_sentence, word_diff
+from memsite.portal.text import (
+    plain_text,
+    render_plain,
+    render_text,
+    safe_title,
+    short_heading,
+    word_diff,
+)
 
 RECENT = 15
 ENTRY_SHELL = "entries/memsite-shell/"
 TAG_SHELL = "tags/memsite-shell/"
 MONTH_SHELL = "timeline/memsite-shell/"
-# The review page shows this many findings of each kind, and entries of each finding (the
-# page stays small at any size; `memsite review` lists everything).
-REVIEW_SHOWN = 100
+# The review pages show this many findings each (by kind), and entries of each finding: at
+# 10k entries one page of every finding was 22,168 px high.
+REVIEW_PER_PAGE = 50
 REVIEW_SHOWN_ENTRIES = 12
-# ... and at most this many entries of each kind in all (at 100k entries the page would pass
-# 300 KB): later findings of the kind show their message and how many entries they name.
-REVIEW_KIND_ENTRIES = 120
+_SHORT_ID = re.compile(r"\b[0-9a-f]{8}\b")
+_MARKUP = re.compile(r"(<code>.*?</code>|<a [^>]*>.*?</a>)", re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -87,10 +94,10 @@ class Renderer:
         )
         self.env.filters["text"] = render_text
         self.env.filters["plain"] = render_plain
-        self.env.filters["heading"] = lambda text: split_sentence(text)[0]
-        self.env.filters["after_heading"] = lambda text: split_sentence(text)[1]
+        self.env.filters["short_heading"] = short_heading
         self.env.globals["word_diff"] = word_diff
         self.env.filters["xml"] = xml_text
+        self.env.filters["finding"] = finding_html
         macros = self.env.get_template("macros.html").module
         self._card_macro: Callable[..., Markup] = macros.card  # type: ignore[attr-defined]
         self._row_macro: Callable[..., Markup] = macros.row  # type: ignore[attr-defined]
@@ -284,7 +291,7 @@ class Renderer:
         by_count = sorted(portal.tags, key=lambda t: (-len(t.active), -t.total, t.name))
         yield None, lambda: [self._nav_page("tags/", "Tags", "tags.html", tags=by_count)]
         yield from self._timeline_groups(portal)
-        yield None, lambda: [self.review_page(portal)]
+        yield None, lambda: self.review_pages(portal)
         yield (
             None,
             lambda: [
@@ -307,19 +314,40 @@ class Renderer:
             counts=portal.counts(),
             recent=portal.entries[:RECENT],
             held=sum(1 for origin in portal.origins.values() if origin.held),
+            shown_statuses=[status for status, n in portal.counts().items() if n],
+            index_lines=index_lines(portal.index_md, portal.entries),
         )
 
-    def review_page(self, portal: Portal) -> PageOut:
-        return self._nav_page(
-            "review/",
-            "Review",
-            "review.html",
-            findings=portal.findings,
-            groups=review_groups(portal.findings),
-            shown=REVIEW_SHOWN,
-            shown_entries=REVIEW_SHOWN_ENTRIES,
-            kind_entries=REVIEW_KIND_ENTRIES,
-        )
+    def review_pages(self, portal: Portal) -> list[PageOut]:
+        """The review's findings by kind, ``REVIEW_PER_PAGE`` to a page (see ``paging``)."""
+        groups = review_groups(portal.findings)
+        pieces = chunks([f for _, _, items in groups for f in items], REVIEW_PER_PAGE)
+        starts: dict[str, int] = {}
+        for number, piece in enumerate(pieces, 1):
+            for finding in piece:
+                starts.setdefault(finding.kind, number)
+        totals = {kind: len(items) for kind, _, items in groups}
+        out = []
+        for number, piece in enumerate(pieces, 1):
+            path = page_path("review/", number)
+            here = pager("review/", number, len(pieces))
+            kinds = [
+                (k, n, ("" if starts[k] == number else f"../{page_path('review/', starts[k])}"))
+                for k, n in totals.items()
+            ]
+            body = self._render(
+                "review.html",
+                path,
+                findings=portal.findings,
+                kinds=[(k, n, f"{href}#{k}") for k, n, href in kinds],
+                totals=totals,
+                groups=review_groups(piece),
+                pager=here,
+                shown_entries=REVIEW_SHOWN_ENTRIES,
+            )
+            title = "Review" if number == 1 else f"Review (page {number} of {len(pieces)})"
+            out.append(PageOut(path, title, body, "review/"))
+        return out
 
     def llms_txt(self, portal: Portal, base_url: str = "") -> str:
         return self.env.get_template("llms.txt").render(
@@ -357,3 +385,33 @@ def review_groups(findings: Iterable[FindingView]) -> list[tuple[str, str, list[
     order = list(KINDS)
     kinds = sorted(groups, key=lambda k: order.index(k) if k in KINDS else len(order))
     return [(kind, KINDS.get(kind, ""), groups[kind]) for kind in kinds]
+
+
+def index_lines(index_md: str, entries: Iterable[EntryView]) -> list[tuple[str, str | None]]:
+    """index.md's lines, each bullet with the id of the active fact it shows (None: another
+    line, or a bullet no fact's text starts like: the index cuts long facts with "…")."""
+    by_text = {plain_text(e.content): e.id for e in entries if e.active}
+    out: list[tuple[str, str | None]] = []
+    for line in index_md.splitlines():
+        text = line[2:] if line.startswith("- ") else None
+        found = by_text.get(text) if text else None
+        if text and found is None and text.endswith("…"):
+            stem = text[:-1].rstrip()
+            found = next((i for t, i in by_text.items() if stem and t.startswith(stem)), None)
+        out.append((line, found))
+    return out
+
+
+def finding_html(message: str, entries: Sequence[EntryView], root: str) -> Markup:
+    """A finding's message as HTML: code spans rendered, each short id of its entries linked
+    to the entry's page (outside code and links)."""
+    ids = {e.short_id: e.id for e in entries}
+
+    def link(match: re.Match[str]) -> str:
+        short = match.group(0)
+        return f'<a href="{root}entries/{ids[short]}/">{short}</a>' if short in ids else short
+
+    parts = _MARKUP.split(str(render_text(message)))
+    for n in range(0, len(parts), 2):
+        parts[n] = _SHORT_ID.sub(link, parts[n])
+    return Markup("".join(parts))

@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import re
 import sys
 import zlib
 from array import array
@@ -72,7 +71,6 @@ TEXT_MAX = 600  # characters of an entry's text kept for its snippet
 SCALE = 50  # impacts are round(weight * SCALE): at most about 2.2 * 50 = 110
 DAY = 86_400
 ID_CHARS = 2
-_CODE_TICKS = re.compile(r"(`+)(.+?)\1")
 
 
 def import_lunr() -> None:
@@ -229,7 +227,7 @@ def term_shards(postings: dict[str, array[int]]) -> list[tuple[str, bytes]]:
 def _result_row(
     entry: EntryView, cats: dict[str, int], tags: dict[str, int], statuses: dict[str, int]
 ) -> list[Any]:
-    text = _CODE_TICKS.sub(r"\2", one_line(entry.content))  # code spans shown as their text
+    text = one_line(entry.content)  # search.js shows its code spans as code
     if len(text) > TEXT_MAX:
         text = text[: TEXT_MAX - 1] + "…"
     return [

@@ -177,7 +177,7 @@ class Site:
         :meth:`write_rest` wrote everything else without them (a build writes the rest while
         the findings are still being made)."""
         changed = int(self.put_page(self.renderer.home_page(portal), atomic=atomic))
-        changed += self.put_page(self.renderer.review_page(portal), atomic=atomic)
+        changed += sum(self.put_page(p, atomic=atomic) for p in self.renderer.review_pages(portal))
         llms = self.renderer.llms_txt(portal, self._base).encode("utf-8")
         return changed + self.put("llms.txt", llms, atomic=atomic)
 

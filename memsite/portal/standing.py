@@ -110,11 +110,24 @@ class FactClaims:
     verifications: tuple[Dated, ...] = ()  # oldest first
     links: tuple[LinkRef, ...] = ()
     retired: Dated | None = None
+    confirmed: str | None = None  # stale: the day it was written or last verified
+    pinned: str | None = None  # drifted: the day of its last re-pinning (None: as written)
 
     @property
     def verified(self) -> str | None:
         """The day of the latest verification."""
         return self.verifications[-1].day if self.verifications else None
+
+    @property
+    def drifted_anchors(self) -> tuple[AnchorView, ...]:
+        return tuple(a for a in self.anchors if a.drifted)
+
+    @property
+    def flags(self) -> tuple[tuple[str, bool], ...]:
+        """What an entry's JSON file adds (as ``read --json`` does): present when they apply."""
+        return tuple(
+            (name, True) for name, on in (("drifted", self.drifted), ("stale", self.stale)) if on
+        )
 
     @property
     def badges(self) -> tuple[bool, bool, str | None]:
@@ -156,9 +169,13 @@ def fact_claims(
 ) -> FactClaims:
     """The claims of one fact. Only a fact in force is stale or drifted: a badge on a
     superseded or retired one would send a reader to check what nobody relies on."""
+    stale, drifted = active and standing.stale, active and standing.drifted
+    repinned = [r for r in standing.verified if r.anchors]
     return FactClaims(
-        stale=active and standing.stale,
-        drifted=active and standing.drifted,
+        stale=stale,
+        drifted=drifted,
+        confirmed=standing.confirmed.date().isoformat() if stale and standing.confirmed else None,
+        pinned=format_created(repinned[-1].created)[:10] if drifted and repinned else None,
         anchors=tuple(anchor_view(a, s, base) for a, s in standing.anchors),
         verifications=tuple(_dated(r) for r in standing.verified),
         links=tuple(

@@ -108,6 +108,25 @@ def split_sentence(text: str) -> tuple[str, str]:
     return text, ""
 
 
+# A page heading holds at most this many characters (three lines of a phone's H1): the full
+# text follows it.
+HEADING_WIDTH = 72
+
+
+def short_heading(text: str, width: int = HEADING_WIDTH) -> str:
+    """A fact's page heading: its first sentence (:func:`split_sentence`) on one line when it
+    fits in ``width`` characters, else its first words with "…", never cut inside a code
+    span (a span too long to keep is left out)."""
+    line = plain_text(split_sentence(text)[0])
+    if len(line) <= width:
+        return line
+    spans = [(m.start(), m.end()) for m in _CODE_RE.finditer(line)]
+    inside = {n for start, stop in spans for n in range(start, stop)}
+    cuts = [n for n in range(1, width) if line[n] == " " and n not in inside]
+    cut = line[: cuts[-1]] if cuts else line[:width].replace("`", "")
+    return cut.rstrip(" ,;:.-") + "…"
+
+
 def render_plain(text: str) -> Markup:
     """Entry text as HTML for inside a link: escaped, code spans as ``<code>``, no links."""
     out: list[str] = []
@@ -120,23 +139,43 @@ def render_plain(text: str) -> Markup:
     return Markup("".join(out))
 
 
-_WORD_RE = re.compile(r"\s+|[^\s]+")
+# A diff's tokens: a code span whole (its inside is never split), a run of whitespace, a word.
+_TOKEN_RE = re.compile(r"(?<!`)(`+)(?!`).+?(?<!`)\1(?!`)|\s+|[^\s`]+|`+", re.DOTALL)
+# Below this share of words kept, a diff shows the old and the new text whole, one above the
+# other: alternating single words read as noise.
+BLOCK_BELOW = 0.5
+
+
+def _tokens(text: str) -> list[str]:
+    return [match.group(0) for match in _TOKEN_RE.finditer(text)]
+
+
+def _words(tokens: list[str]) -> int:
+    return sum(1 for token in tokens if not token.isspace())
 
 
 def word_diff(old: str, new: str) -> Markup:
-    """What changed from ``old`` to ``new``, word by word: removed words in ``<del>``, added
-    ones in ``<ins>``, everything escaped."""
+    """What changed from ``old`` to ``new``: removed words in ``<del>``, added ones in
+    ``<ins>`` (code spans and links rendered as in :func:`render_text`); when most words
+    changed, the old text in one ``<del>`` block and the new one in one ``<ins>`` block."""
     from difflib import SequenceMatcher
 
-    before, after = _WORD_RE.findall(old), _WORD_RE.findall(new)
-    out: list[str] = []
+    before, after = _tokens(old), _tokens(new)
     matcher = SequenceMatcher(None, before, after, autojunk=False)
-    for op, a0, a1, b0, b1 in matcher.get_opcodes():
+    opcodes = matcher.get_opcodes()
+    kept = sum(_words(after[b0:b1]) for op, _, _, b0, b1 in opcodes if op == "equal")
+    if kept < BLOCK_BELOW * max(_words(before), _words(after), 1):
+        return Markup(
+            f'<del class="memsite-diff-old">{render_text(old)}</del>'
+            f'<ins class="memsite-diff-new">{render_text(new)}</ins>'
+        )
+    out: list[str] = []
+    for op, a0, a1, b0, b1 in opcodes:
         if op == "equal":
-            out.append(escape("".join(after[b0:b1])))
+            out.append(render_text("".join(after[b0:b1])))
             continue
         if a1 > a0:
-            out.append(f"<del>{escape(''.join(before[a0:a1]))}</del>")
+            out.append(f"<del>{render_text(''.join(before[a0:a1]))}</del>")
         if b1 > b0:
-            out.append(f"<ins>{escape(''.join(after[b0:b1]))}</ins>")
+            out.append(f"<ins>{render_text(''.join(after[b0:b1]))}</ins>")
     return Markup("".join(out))

@@ -250,7 +250,13 @@ def file_at(top: Path, commit: str, path: str, limit: int) -> bytes | None:
 
 
 def has_remote(top: Path, remote: str) -> bool:
-    return _answer(top, "remote", "get-url", remote) is not None
+    return remote_url(top, remote) is not None
+
+
+def remote_url(top: Path, remote: str) -> str | None:
+    """The URL git fetches ``remote`` from (None: no such remote)."""
+    done = _answer(top, "remote", "get-url", remote)
+    return done.stdout.strip() if done is not None else None
 
 
 def push(top: Path, remote: str, branch: str, *, force: bool = False) -> None:
@@ -279,6 +285,9 @@ class Repository:
 
     def has_remote(self, remote: str) -> bool:
         return has_remote(self.top, remote)
+
+    def remote_url(self, remote: str) -> str | None:
+        return remote_url(self.top, remote)
 
     def push(self, remote: str, branch: str, *, force: bool = False) -> None:
         push(self.top, remote, branch, force=force)

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memsite.core.urls import linkable, repo_blob_base, url_problem
+from memsite.core.urls import linkable, pages_project_url, repo_blob_base, url_problem
 
 C40 = "a" * 40
 C64 = "b" * 64
@@ -142,3 +142,23 @@ def test_url_problem_never_raises_and_passes_only_plain_http(url: str) -> None:
     if relative is None and why is not None:  # a path: never a scheme or another host
         assert ":" not in url.split("/", 1)[0] and not url.startswith("//")
         assert url and not _UNSAFE.search(url)
+
+
+@pytest.mark.parametrize(
+    ("remote", "expected"),
+    [
+        ("https://github.com/Acme/shop.git", "https://acme.github.io/shop/"),
+        ("https://github.com/acme/shop", "https://acme.github.io/shop/"),
+        ("git@github.com:acme/shop.git", "https://acme.github.io/shop/"),
+        ("ssh://git@github.com/acme/shop.git", "https://acme.github.io/shop/"),
+        ("https://token@github.com/acme/my.docs/", "https://acme.github.io/my.docs/"),
+        ("https://github.com/acme/acme.github.io.git", None),  # a user site, at the root
+        ("https://github.com/Acme/ACME.github.io", None),
+        ("https://gitlab.com/acme/shop.git", None),
+        ("https://github.com.evil.example/acme/shop.git", None),
+        ("/srv/git/shop.git", None),
+        ("https://github.com/acme", None),
+    ],
+)
+def test_pages_project_url_names_a_project_site_only(remote: str, expected: str | None) -> None:
+    assert pages_project_url(remote) == expected

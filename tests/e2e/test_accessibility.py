@@ -37,7 +37,19 @@ ENTRY_PARTS = {
 def paths(demo: tuple[Built, str]) -> dict[str, str]:
     """Page name -> path: the fixed pages, the biggest category, one entry per optional part."""
     site = demo[0].site
-    found = {"home": "/", "timeline": "/timeline/", "review": "/review/"}
+    found = {"home": "/", "timeline": "/timeline/", "review": "/review/", "tags": "/tags/"}
+    found["404"] = "/404.html"
+    found["month"] = (
+        "/"
+        + sorted(site.glob("timeline/2*/index.html"))[0].parent.relative_to(site).as_posix()
+        + "/"
+    )
+    tags = sorted(site.glob("tags/*/index.html"))
+    found["tag"] = (
+        "/"
+        + next(p for p in tags if "shell" not in p.parent.name).parent.relative_to(site).as_posix()
+        + "/"
+    )
     found["search"] = "/search/?query=redis&status="
     categories = sorted(site.glob("categories/*/index.html"))
     biggest = max(categories, key=lambda p: p.read_text(encoding="utf-8").count("memsite-card"))
@@ -52,7 +64,18 @@ def paths(demo: tuple[Built, str]) -> dict[str, str]:
     return found
 
 
-PAGES = ("home", "category", *ENTRY_PARTS.values(), "search", "timeline", "review")
+PAGES = (
+    "home",
+    "category",
+    *ENTRY_PARTS.values(),
+    "search",
+    "timeline",
+    "month",
+    "tags",
+    "tag",
+    "review",
+    "404",
+)
 
 
 @pytest.fixture(params=sorted(SCHEMES))
@@ -115,6 +138,27 @@ def test_no_serious_violation_in_the_header_search(
     portal_browser.header_search(page, "redis")
     found = severe_violations(page)
     assert found == [], "\n".join(found)
+
+
+def test_the_arrow_selected_header_hit_passes_contrast(
+    demo: tuple[Built, str], page: Any, scheme: str
+) -> None:
+    """Its muted line on the selection's tint was 4.48:1 (axe: color-contrast)."""
+    _, url = demo
+    open_page(page, url + "/", scheme)
+    portal_browser.header_search(page, "redis")
+    page.keyboard.press("ArrowDown")
+    page.wait_for_selector(".md-search-result__link.memsite-selected")
+    found = severe_violations(page)
+    assert found == [], "\n".join(found)
+
+
+def test_the_404_skip_link_has_a_target(demo: tuple[Built, str], page: Any, scheme: str) -> None:
+    open_page(page, demo[1] + "/404.html", scheme)
+    page.keyboard.press("Tab")
+    assert page.locator("a.md-skip:focus").count() == 1
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement.id === 'memsite-content'")
 
 
 def test_content_links_are_underlined(

@@ -14,7 +14,7 @@ import pytest
 from memsite.portal.chrome import (
     ASSET_DIR,
     ENTRY,
-    LIST,
+    NAV,
     ChromeAssets,
     collapse_whitespace,
     lean_frame,
@@ -22,9 +22,9 @@ from memsite.portal.chrome import (
 )
 from tests.portal.conftest import Built, ParsedPage, build, html_pages, resolve_link
 
-# An entry page is its body plus this much at most (Material's header, palette toggle,
-# scripts); before the lean frames it was about 17 KB.
-ENTRY_CHROME_BYTES = 4_800
+# An entry page is its body plus this much at most (Material's header, palette toggle, search
+# box and navigation written by shared scripts); before the lean frames it was about 17 KB.
+ENTRY_CHROME_BYTES = 4_900
 USE = re.compile(r'<use xlink:href="([^"#]+)#([^"]+)"/>')
 
 
@@ -55,6 +55,38 @@ def test_entry_pages_are_their_body_and_a_few_kb(generated: Built) -> None:
         chrome = len(html.encode()) - len(body_of(html).encode())
         assert chrome <= ENTRY_CHROME_BYTES, (path, chrome)
         assert "md-header" in html and 'data-md-component="palette"' in html
+
+
+def written_back(site: Path, page: Path) -> str:
+    """The markup the page's shared scripts write back into it while it is parsed."""
+    prefix = 'document.currentScript.insertAdjacentHTML("afterend",'
+    out = []
+    for src in re.findall(r'<script src="([^"]+)"></script>', page.read_text("utf-8")):
+        code = (page.parent / src).resolve().read_text("utf-8")
+        if code.startswith(prefix):
+            out.append(json.loads(code.removeprefix(prefix).removesuffix(")\n")))
+    return "".join(out)
+
+
+def test_entry_pages_have_the_search_box_and_navigation_of_every_page(generated: Built) -> None:
+    site = generated.site
+    entry = next((site / "entries").glob("*/index.html"))
+    category = next((site / "categories").glob("*/index.html"))
+    shown = entry.read_text("utf-8") + written_back(site, entry)
+    for marker in ('id="memsite-header-q"', 'for="__search"', 'class="md-nav md-nav--primary"'):
+        assert shown.count(marker) >= 1, marker
+    labels = re.findall(
+        r'class="md-nav__link[^"]*"[^>]*>(?:<span class="md-ellipsis">)?\s*([^<]+)', shown
+    )
+    expected = re.findall(
+        r'class="md-nav__link[^"]*"[^>]*>(?:<span class="md-ellipsis">)?\s*([^<]+)',
+        category.read_text("utf-8"),
+    )
+    assert [x.strip() for x in labels] == [x.strip() for x in expected]  # the same navigation
+    assert "Categories" in [x.strip() for x in labels]
+    for listing in ("tags", "timeline"):  # a tag's page and a month's keep every section too
+        page = next(p for p in (site / listing).glob("*/index.html"))
+        assert ">\nCategories\n<" in page.read_text("utf-8"), page
 
 
 def test_no_page_draws_an_icon_inline_and_every_icon_is_in_the_sprite(generated: Built) -> None:
@@ -151,7 +183,7 @@ def test_whitespace_folds_outside_raw_elements(html: str, expected: str) -> None
 
 def test_unknown_markup_is_left_as_it_is() -> None:
     html = "<html><head><title>t</title></head><body><main>memsite-slot</main></body></html>"
-    for kind in (ENTRY, LIST):
+    for kind in (ENTRY, NAV):
         assert lean_frame(html, "../../", ChromeAssets(), kind) == html
 
 

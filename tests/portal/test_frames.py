@@ -58,7 +58,8 @@ def test_nav_frames_fill_their_body_only(made: tuple[Portal, Frames, Path]) -> N
     assert home.count(BODY) == 1 and "ignored" not in home
     assert "md-nav--primary" in home
     entry = frames[ENTRY_SHELL].fill("Fact", BODY)
-    assert "md-nav--primary" not in entry and "md-header" in entry  # the entry frame is lean
+    # the entry frame is lean: its navigation comes from a shared script
+    assert "md-nav--primary" not in entry and "md-header" in entry
 
 
 def test_shared_assets_and_mkdocs_output_are_handed_over(made: tuple[Portal, Frames, Path]) -> None:

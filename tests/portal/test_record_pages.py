@@ -9,6 +9,7 @@ from memsite.memory import Memory
 from memsite.portal.build import build_site
 from memsite.portal.text import split_sentence, word_diff
 from tests.conftest import Clock
+from tests.portal.conftest import Built
 
 
 def test_split_sentence_and_word_diff() -> None:
@@ -35,9 +36,14 @@ def test_entry_pages_read_like_records(store_root: Path, tmp_path: Path) -> None
     build_site(Memory.open(str(store_root)), site)
     html = (site / "entries" / new["id"] / "index.html").read_text()
     heading = html.split('class="memsite-entry-title">', 1)[1].split("</h1>", 1)[0]
-    assert heading == "The database is Postgres 16."
-    rest = html.split('class="memsite-fact memsite-fact--main">', 1)[1].split("</div>", 1)[0]
-    assert rest == "It runs in &lt;eu-west-1&gt;."
+    day = memory.read(new["id"])["created"][:10]
+    version = f'<span class="memsite-version">version 2 of 2 · {day}</span>'
+    assert heading == f"The database is Postgres 16. {version}"
+    old_page = (site / "entries" / old["id"] / "index.html").read_text()
+    assert "version 1 of 2" in old_page.split("</h1>", 1)[0]  # versions told apart
+    assert old_page.index("memsite-banner") < old_page.index("<h1")  # the banner first
+    full = html.split('class="memsite-fact memsite-fact--main">', 1)[1].split("</div>", 1)[0]
+    assert full == "The database is Postgres 16. It runs in &lt;eu-west-1&gt;."
     crumbs = html.split('class="memsite-breadcrumbs"', 1)[1].split("</nav>", 1)[0]
     assert 'href="../../categories/architecture/">Architecture</a> ›' in crumbs
     assert f'data-clipboard-text="{new["id"]}"' in html
@@ -47,5 +53,16 @@ def test_entry_pages_read_like_records(store_root: Path, tmp_path: Path) -> None
     assert "<eu-west-1>" not in html
     category = (site / "categories" / "architecture" / "index.html").read_text()
     card = category.split('class="memsite-fact"', 1)[1].split("</div>", 1)[0]
-    assert f'<a href="../../entries/{new["id"]}/">' in card
-    assert "The database is Postgres 16. It runs in &lt;eu-west-1&gt;.</a>" in card
+    assert card.endswith(">The database is Postgres 16. It runs in &lt;eu-west-1&gt;.")
+    assert f'<a href="../../entries/{new["id"]}/">{new["id"][:8]}</a>' in category
+
+
+def test_overridden_pages_do_not_contradict_their_banner(demo_site: Built) -> None:
+    result = demo_site.memory.state().result
+    overridden = [e for e in result.entries if result.status[e.id] == "overridden"]
+    assert overridden
+    for entry in overridden:
+        html = (demo_site.site / "entries" / entry.id / "index.html").read_text("utf-8")
+        history = html.split('id="history"', 1)[1]
+        assert "neither replaced nor was replaced" not in history, entry.id
+        assert "lost to a newer entry with the same key" in history

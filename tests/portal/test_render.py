@@ -3,6 +3,7 @@ the order of core.review.KINDS; the small helpers the pages are laid out with.""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -15,8 +16,11 @@ from memsite.portal.gather import portal_for
 from memsite.portal.model import FindingView, Portal
 from memsite.portal.render import (
     ENTRY_SHELL,
+    REVIEW_PER_PAGE,
     TAG_SHELL,
     Renderer,
+    finding_html,
+    index_lines,
     month_title,
     review_groups,
     root_for,
@@ -124,3 +128,102 @@ def test_a_renderer_with_its_own_templates(tmp_path: Path) -> None:
     (tmp_path / "llms.txt").write_text("custom {{ portal.site_name }}\n")
     portal = portal_for(Memory.open(str(copy_demo(tmp_path / "demo")), {}, tmp_path / "demo"))
     assert Renderer(tmp_path).llms_txt(portal) == f"custom {portal.site_name}"
+
+
+# --- lists, review, timeline and home (issue 27) ---------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Portal:
+    store = copy_demo(tmp_path_factory.mktemp("render-demo"))
+    return portal_for(Memory.open(str(store), {}, store.parent))
+
+
+def test_cards_link_their_id_not_their_text_and_code_stays_unlinked(demo: Portal) -> None:
+    renderer = Renderer()
+    entry = next(e for e in demo.entries if e.active and "`" in e.content)
+    html = str(renderer.card(entry, "../../"))
+    assert f'<a href="../../entries/{entry.id}/">{entry.short_id}</a>' in html
+    fact = html.split('<div class="memsite-fact">', 1)[1].split("</div>", 1)[0]
+    assert "<code>" in fact and "<a " not in fact.split("http", 1)[0]
+
+
+def test_rows_show_a_status_chip_only_when_not_active(demo: Portal) -> None:
+    renderer = Renderer()
+    active = next(e for e in demo.entries if e.active)
+    old = next(e for e in demo.entries if e.status == "superseded")
+    assert "memsite-status" not in str(renderer.row(active, ""))
+    assert "memsite-status--superseded" in str(renderer.row(old, ""))
+
+
+def test_month_rows_name_what_they_replaced_and_no_date_twice(demo: Portal) -> None:
+    renderer = Renderer()
+    pages = [page for _, make in renderer.main_page_groups(demo) for page in make()]
+    months = [p for p in pages if p.path.startswith("timeline/2")]
+    body = "".join(p.body for p in months)
+    assert 'class="memsite-date"' not in body
+    newer = next(e for e in demo.entries if e.supersedes)
+    row = body.split(f'href="../../entries/{newer.id}/"', 1)[1].split("</li>", 1)[0]
+    old = newer.supersedes[0]
+    assert f'replaces <a href="../../entries/{old}/">{old[:8]}</a>' in row
+
+
+def test_top_and_bottom_pagers_have_distinct_labels(demo: Portal) -> None:
+    from memsite.portal.model import CategoryView
+
+    renderer = Renderer()
+    category = demo.categories[0]
+    many = CategoryView(**{**vars(category), "active": category.active * 30})
+    body = renderer.category_pages(many)[0].body
+    labels = re.findall(r'<nav class="memsite-pager" aria-label="([^"]+)"', body)
+    assert len(labels) == 2 and len(set(labels)) == 2
+
+
+def test_the_home_page_links_index_bullets_and_drops_empty_columns(demo: Portal) -> None:
+    html = Renderer().home_page(demo).body
+    index = html.split('class="memsite-index"', 1)[1]
+    bullets = [line for line in demo.index_md.splitlines() if line.startswith("- ")]
+    assert bullets and index.count('- <a href="entries/') == len(bullets)
+    head = html.split('class="memsite-counts"', 1)[1].split("</thead>", 1)[0]
+    counts = demo.counts()
+    for status in ("superseded", "duplicate", "overridden", "retired"):
+        assert (f"<th>{status.capitalize()}</th>" in head) == bool(counts[status])
+    assert "<th>Active</th>" in head
+
+
+def test_index_lines_match_cut_bullets_too(demo: Portal) -> None:
+    entry = next(e for e in demo.entries if e.active and len(e.content) > 60)
+    cut = f"- {entry.content[:40]}…"
+    assert index_lines(f"## X\n{cut}\n- not a fact\n", demo.entries) == [
+        ("## X", None),
+        (cut, entry.id),
+        ("- not a fact", None),
+    ]
+
+
+def test_finding_messages_link_their_ids_and_render_code(demo: Portal) -> None:
+    entry = demo.entries[0]
+    message = f"{entry.short_id}: check it with `memsite verify {entry.short_id}` <b>now</b>"
+    html = str(finding_html(message, (entry,), "../"))
+    assert html.startswith(f'<a href="../entries/{entry.id}/">{entry.short_id}</a>:')
+    assert f"<code>memsite verify {entry.short_id}</code>" in html  # not linked inside code
+    assert "&lt;b&gt;now&lt;/b&gt;" in html
+    assert str(finding_html("deadbeef", (entry,), "")) == "deadbeef"  # not one of its entries
+
+
+def test_review_pages_are_paged_by_kind(demo: Portal) -> None:
+    import dataclasses
+
+    entry = demo.entries[0]
+    kinds = list(KINDS)
+    findings = [FindingView(kinds[0], f"{entry.short_id} a{n}", (entry,), ()) for n in range(70)]
+    findings += [FindingView(kinds[1], f"b{n}", (), ()) for n in range(40)]
+    pages = Renderer().review_pages(dataclasses.replace(demo, findings=findings))
+    assert [p.path for p in pages] == ["review/", "review~2/", "review~3/"]
+    assert {p.shell for p in pages} == {"review/"}
+    first, second = pages[0].body, pages[1].body
+    assert first.count("<li><p>") == REVIEW_PER_PAGE and second.count("<li><p>") == 50
+    assert f'<a href="#{kinds[0]}">' in first and f'href="../review~2/#{kinds[1]}"' in first
+    assert 'href="../review~2/"' in first  # the pager
+    assert f'<a href="../entries/{entry.id}/">{entry.short_id}</a> a0' in first
+    assert "memsite review</code> lists" not in "".join(p.body for p in pages)

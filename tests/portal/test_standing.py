@@ -6,6 +6,7 @@ grouped by kind. Built from a real store in a real git repository."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -153,6 +154,46 @@ def test_an_old_fact_is_stale_on_its_page_and_card(built: ClaimsSite) -> None:
     assert ">Stale</span>" not in built.page("verified")
 
 
+def banner_of(html: str, kind: str) -> str:
+    return html.split(f"memsite-banner--{kind}", 1)[1].split("</div>", 1)[0]
+
+
+def test_a_drifted_fact_has_a_banner_saying_what_changed_since_when_and_what_to_run(
+    built: ClaimsSite,
+) -> None:
+    html = built.page("changed")
+    banner = banner_of(html, "drifted")
+    assert html.index("memsite-banner--drifted") < html.index("<h1")  # above the heading
+    assert "<code>src/db.py:3-4</code> (changed since it was pinned)" in banner
+    assert 'pinned on <time datetime="2026-01-01">2026-01-01</time>' in banner
+    short = built.ids["changed"][:8]
+    assert f"<code>memsite verify {short} --repin</code>" in banner
+    assert f"<code>memsite retire {short}</code>" in banner
+    assert "memsite-banner--drifted" not in built.page("moved")  # moved text is not drift
+
+
+def test_a_stale_fact_has_a_banner_with_its_last_confirmation(built: ClaimsSite) -> None:
+    html = built.page("stale")
+    banner = banner_of(html, "stale")
+    assert html.index("memsite-banner--stale") < html.index("<h1")
+    assert 'verified on <time datetime="2026-01-01">2026-01-01</time>' in banner
+    assert f"<code>memsite verify {built.ids['stale'][:8]}</code>" in banner
+    assert "memsite-banner--stale" not in built.page("retired")  # no longer in force
+
+
+def test_entry_json_carries_the_drifted_and_stale_flags(built: ClaimsSite) -> None:
+    def flags(name: str) -> dict[str, object]:
+        path = built.site / "entries" / f"{built.ids[name]}.json"
+        obj = json.loads(path.read_text("utf-8"))
+        return {k: obj[k] for k in ("drifted", "stale") if k in obj}
+
+    assert flags("changed") == {"drifted": True}
+    assert flags("stale") == {"stale": True}
+    assert flags("moved") == flags("retired") == {}
+    read = built.memory.read(built.ids["changed"])  # as `read --json` says
+    assert read.get("drifted") is True
+
+
 def test_links_show_both_ways(built: ClaimsSite) -> None:
     source, target = built.ids["supports"], built.ids["supported"]
     out = built.page("supports").split('id="links"', 1)[1].split("</ul>", 1)[0]
@@ -179,7 +220,8 @@ def test_review_groups_findings_by_kind_claims_first(built: ClaimsSite) -> None:
     drift = html.split('id="drift"', 1)[1].split("<h2", 1)[0]
     assert 'class="memsite-advice">The files these facts are anchored to changed' in drift
     for finding in built.memory.findings():
-        assert finding.message.replace("'", "&#39;") in html, finding.message
+        text = re.sub(r"<[^>]+>", "", html)  # ids are links, code spans code
+        assert finding.message.replace("'", "&#39;").replace("`", "") in text, finding.message
 
 
 def test_the_build_is_deterministic(built: ClaimsSite, tmp_path: Path) -> None:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from memsite.portal.text import plain_text, render_text, safe_title
+from memsite.portal.text import (
+    HEADING_WIDTH,
+    plain_text,
+    render_text,
+    safe_title,
+    short_heading,
+    word_diff,
+)
 from tests.oracles import search_html
 
 
@@ -73,3 +80,44 @@ def test_safe_title_shortens_on_a_word_boundary() -> None:
 def test_search_html_keeps_code_and_escapes_the_rest() -> None:
     assert search_html("a <b> `c<d>`  e") == "a &lt;b&gt; <code>c&lt;d&gt;</code> e"
     assert plain_text(" a\n\tb ") == "a b"
+
+
+@pytest.mark.parametrize(
+    ("text", "heading"),
+    [
+        ("Use pnpm.", "Use pnpm."),
+        ("Deploys run from CI only. Never from a laptop.", "Deploys run from CI only."),
+        (
+            "Money is always handled as integer minor units (cents) plus an ISO 4217 currency "
+            "code; never use floats for amounts. Use the helpers.",
+            "Money is always handled as integer minor units (cents) plus an ISO 4217…",
+        ),
+        # never cut inside a code span: the span is left out whole
+        (
+            "Run it with `python -m memsite --store examples/demo/.memsite build --x` first",
+            "Run it with…",
+        ),
+        ("a" * 100, "a" * 72 + "…"),
+    ],
+)
+def test_short_heading(text: str, heading: str) -> None:
+    assert short_heading(text) == heading
+    assert len(short_heading(text)) <= HEADING_WIDTH + 1
+
+
+def test_word_diff_marks_words_and_renders_code_spans() -> None:
+    diff = str(word_diff("Use `node:20` on CI. <b>", "Use `node:22` on CI. <b>"))
+    assert (
+        diff
+        == "Use <del><code>node:20</code></del><ins><code>node:22</code></ins> on CI. &lt;b&gt;"
+    )
+
+
+def test_word_diff_shows_blocks_when_most_words_changed() -> None:
+    diff = str(word_diff("Staging deploys run `kubectl apply` by hand.", "Argo CD syncs staging."))
+    assert diff == (
+        '<del class="memsite-diff-old">Staging deploys run <code>kubectl apply</code> by hand.'
+        "</del>"
+        '<ins class="memsite-diff-new">Argo CD syncs staging.</ins>'
+    )
+    assert "`" not in diff

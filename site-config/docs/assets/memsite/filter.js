@@ -46,6 +46,13 @@
       }
       if (empty) {
         empty.hidden = !(wanted.length > 0 && shown === 0);
+        var all = empty.querySelector("a.memsite-filter__all");
+        if (all) {
+          // the search page over the whole category (or tag), with the words typed here
+          var target = new URL(all.getAttribute("href"), window.location.href);
+          target.searchParams.set("query", input.value.trim());
+          all.href = target.href;
+        }
       }
       if (wanted.length > 0) {
         scope.querySelectorAll("details.memsite-inactive").forEach(function (d) {

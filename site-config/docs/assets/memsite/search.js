@@ -564,6 +564,48 @@
     return out;
   }
 
+  /* A code span, as the CLI and the pages read one (memsite/portal/text.py): a run of
+     backticks, then anything up to the next run of as many. */
+  var CODE = /(?<!`)(`+)(?!`)([\s\S]+?)(?<!`)\1(?!`)/g;
+  var TITLE_SWAP = { "<": "\u2039", ">": "\u203a", "\"": "\u201d", "'": "\u2019", "&": "\uff06", "`": "" };
+
+  /* highlighted() with each code span as a <code> element (its text only: entry text is
+     never markup). A span the cut splits shows its backticks. */
+  function rich(text, matched, width) {
+    var out = document.createDocumentFragment(), at = 0, m, re = new RegExp(CODE.source, "g");
+    var shown = document.createElement("span");
+    shown.appendChild(highlighted(text, matched, width));
+    var flat = shown.textContent;
+    while ((m = re.exec(flat))) {
+      if (m.index > at) out.appendChild(highlighted(flat.slice(at, m.index), matched, 0));
+      var code = el("code");
+      var inner = m[2];
+      if (inner.trim() && inner[0] === " " && inner[inner.length - 1] === " ") inner = inner.slice(1, -1);
+      code.appendChild(highlighted(inner, matched, 0));
+      out.appendChild(code);
+      at = m.index + m[0].length;
+    }
+    if (at < flat.length) out.appendChild(highlighted(flat.slice(at), matched, 0));
+    return out;
+  }
+
+  /* The title the index gives a fact (text.py safe_title), to tell whether it is all the text. */
+  function asTitle(text) {
+    return text.replace(/[<>"'&`]/g, function (ch) { return TITLE_SWAP[ch]; }).replace(/\s+/g, " ").trim();
+  }
+
+  /* A hit's heading and, when the fact is longer than its title, its snippet. */
+  function heading(node, row, matched, width) {
+    if (asTitle(row[2]) === row[1]) {
+      node.appendChild(rich(row[2], matched, 0));
+      return null;
+    }
+    node.appendChild(highlighted(row[1], matched, 0));
+    var snippet = el("p", "memsite-snippet");
+    snippet.appendChild(rich(row[2], matched, width));
+    return snippet;
+  }
+
   /* An entry's URL; ?h= carries the matched terms, which the entry page marks. */
   function entryHref(root, row, matched) {
     var h = Array.from(matched || []).join(" ");
@@ -603,8 +645,34 @@
     return engines.get(root);
   }
 
+  /* Against the document's base: the 404 page sets one (overrides/main.html). */
   function rootOf(node) {
-    return new URL(node.getAttribute("data-root") || "./", window.location.href).href;
+    return new URL(node.getAttribute("data-root") || "./", document.baseURI).href;
+  }
+
+  /* Single-key shortcuts (/, s, f) can be turned off (WCAG 2.1.4): the search page's
+     checkbox, kept in localStorage. */
+  var SHORTCUTS = "memsite.shortcuts";
+
+  function shortcutsOn() {
+    try {
+      return window.localStorage.getItem(SHORTCUTS) !== "off";
+    } catch (error) {
+      return true;
+    }
+  }
+
+  function mountShortcuts() {
+    var box = document.getElementById("memsite-shortcuts");
+    if (!box || box.getAttribute("data-ready") === "yes") return;
+    box.setAttribute("data-ready", "yes");
+    box.checked = shortcutsOn();
+    box.addEventListener("change", function () {
+      try {
+        window.localStorage.setItem(SHORTCUTS, box.checked ? "on" : "off");
+      } catch (error) { /* storage refused: the choice lasts this page */ }
+    });
+    box.closest(".memsite-shortcuts").hidden = false;
   }
 
   function debounce(run, ms) {
@@ -665,8 +733,11 @@
 
     function show(result, query, mine) {
       if (mine !== generation) return;
-      var refs = result.refs.slice(0, SHOWN);
-      return engine.rows(refs).then(function (rows) {
+      var refs = result.refs.slice(0, SHOWN), statuses = [];
+      return engine.meta.then(function (meta) {
+        statuses = meta.statuses;
+        return engine.rows(refs);
+      }).then(function (rows) {
         if (mine !== generation) return;
         while (list.firstChild) list.removeChild(list.firstChild);
         rows.forEach(function (row, n) {
@@ -679,14 +750,15 @@
           link.setAttribute("aria-selected", "false");
           var article = el("article", "md-search-result__article md-typeset");
           var title = el("h1");
-          title.appendChild(highlighted(row[1], result.matched, 0));
+          var teaser = heading(title, row, result.matched, 160);
           article.appendChild(title);
-          if (row[2] !== row[1]) {
-            var teaser = el("p", "memsite-snippet");
-            teaser.appendChild(highlighted(row[2], result.matched, 160));
-            article.appendChild(teaser);
+          if (teaser) article.appendChild(teaser);
+          var line = el("p", "memsite-muted", row[6] + " · " + row[0].slice(0, 8));
+          var status = statuses[row[5]];
+          if (status !== "active") {
+            line.appendChild(el("span", "memsite-status memsite-status--" + status, status));
           }
-          article.appendChild(el("p", "memsite-muted", row[6] + " · " + row[0].slice(0, 8)));
+          article.appendChild(line);
           link.appendChild(article);
           item.appendChild(link);
           list.appendChild(item);
@@ -756,7 +828,7 @@
       if (ev.defaultPrevented || ev.ctrlKey || ev.metaKey || ev.altKey) return;
       var target = ev.target;
       if (target && (target.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(target.tagName))) return;
-      if (ev.key === "/" || ev.key === "s" || ev.key === "f") {
+      if ((ev.key === "/" || ev.key === "s" || ev.key === "f") && shortcutsOn()) {
         ev.preventDefault();
         open();
         input.focus();
@@ -817,18 +889,14 @@
         if (state !== current) return;
         rows.forEach(function (row) {
           var item = el("li", "memsite-result");
-          var heading = el("a", "memsite-result__title");
-          heading.href = entryHref(root, row, state.matched);
-          heading.appendChild(highlighted(row[1], state.matched, 0));
-          item.appendChild(heading);
+          var link = el("a", "memsite-result__title");
+          link.href = entryHref(root, row, state.matched);
+          var snippet = heading(link, row, state.matched, 240);
+          item.appendChild(link);
           item.appendChild(document.createTextNode(" "));
           var status = meta.statuses[row[5]];
           item.appendChild(el("span", "memsite-status memsite-status--" + status, status));
-          if (row[2] !== row[1]) {
-            var snippet = el("p", "memsite-snippet");
-            snippet.appendChild(highlighted(row[2], state.matched, 240));
-            item.appendChild(snippet);
-          }
+          if (snippet) item.appendChild(snippet);
           var line = el("div", "memsite-muted");
           line.appendChild(el("span", "", row[6] + " · " + meta.categoryTitles[row[3]]));
           if (row[7]) line.appendChild(el("span", "", " · key " + row[7]));
@@ -906,6 +974,7 @@
   function mount() {
     mountHeader();
     mountPage();
+    mountShortcuts();
     mountHighlight();
   }
 
