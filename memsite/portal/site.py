@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import gzip
 import hashlib
-import json
 import os
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -16,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from memsite.files import storage_errors, write_atomic
+from memsite.portal import lunrdocs
 from memsite.portal.frames import SHELL_ID, Frame
 from memsite.portal.model import Portal
 from memsite.portal.outputs import raw_files
@@ -59,6 +59,7 @@ class Site:
     # each page (see _write_groups).
     _tags: dict[Any, list[tuple[str, str]]] = field(default_factory=dict)
     _groups: dict[Any, list[tuple[str, str]]] = field(default_factory=dict)
+    _lunr: dict[Any, bytes] = field(default_factory=dict)  # MkDocs' index in pieces (serve)
 
     # --- writing ----------------------------------------------------------------------------
 
@@ -82,6 +83,29 @@ class Site:
             return False
         with storage_errors("write", self.site_dir / rel):
             self._write(rel, data, atomic)
+        self.written[rel] = key
+        return True
+
+    def put_chunks(self, rel: str, chunks: Iterable[bytes]) -> bool:
+        """Write ``rel`` from pieces (a file too large to hold whole): into a temporary file
+        beside it, renamed over it unless it came out as what was last written there."""
+        path = self.site_dir / rel
+        digest = hashlib.blake2b(digest_size=16)
+        with storage_errors("write", path):
+            path.parent.mkdir(parents=True, exist_ok=True)
+            temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            try:
+                with open(temporary, "wb") as handle:
+                    for chunk in chunks:
+                        digest.update(chunk)
+                        handle.write(chunk)
+                key = digest.digest()
+                if self.written.get(rel) == key:
+                    return False
+                os.replace(temporary, path)
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(temporary)
         self.written[rel] = key
         return True
 
@@ -148,7 +172,7 @@ class Site:
         return changed
 
     def write_rest(self, portal: Portal, *, atomic: bool = False) -> int:
-        """Main pages, JSON files, raw files, sitemap and Material's search index (nav pages)."""
+        """Main pages, JSON files, raw files, sitemap and MkDocs' search index (``lunrdocs``)."""
         groups = self.renderer.main_page_groups(portal)
         changed, self._groups, shown = self._write_groups(groups, self._groups, atomic)
         for rel, key, render in raw_files(portal, self.renderer, self._base):
@@ -161,10 +185,10 @@ class Site:
         xml = sitemap(paths, self.site_url)
         if self.put("sitemap.xml", xml, atomic=atomic):
             self.put("sitemap.xml.gz", _gzip(xml), atomic=atomic)
-        docs = [{"location": path, "title": title, "text": ""} for path, title in shown]
-        index = {"config": self.search_config, "docs": docs}
-        data = json.dumps(index, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        changed += self.put("search/search_index.json", data, atomic=atomic)
+        # serve (atomic) keeps the index's pieces between updates; a build holds none
+        known = self._lunr if atomic else None
+        chunks = lunrdocs.index_chunks(self.search_config, shown, portal.entries, known=known)
+        changed += self.put_chunks(lunrdocs.INDEX, chunks)
         return changed
 
     @property

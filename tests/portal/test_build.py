@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import gzip
+import html
 import json
 import os
 import re
@@ -191,12 +192,24 @@ def test_sitemap_and_search_index(demo_site: Built) -> None:
         gzip.decompress((site / "sitemap.xml.gz").read_bytes())
         == (site / "sitemap.xml").read_bytes()
     )
-    # Material's index holds the navigation pages alone; memsite's (search/) every entry.
+    # MkDocs' index holds the navigation pages and one document per fact, as memsite's own
+    # (search/) holds every entry.
     material = json.loads((site / "search" / "search_index.json").read_text())
-    locations = {d["location"] for d in material["docs"]}
-    assert {"", "tags/", "timeline/", "review/", "search/"} <= locations
-    assert not [loc for loc in locations if loc.startswith("entries/")]
+    locations = [d["location"] for d in material["docs"]]
+    assert {"", "tags/", "timeline/", "review/", "search/"} <= set(locations)
     result = demo_site.memory.state().result
+    facts = [d for d in material["docs"] if d["location"].startswith("entries/")]
+    pages = sorted(f"entries/{e.id}/" for e in result.entries)
+    assert sorted(d["location"] for d in facts) == pages
+    assert len(locations) == len(set(locations))
+    by_location = {d["location"]: d for d in facts}
+    for entry in result.entries:
+        doc = by_location[f"entries/{entry.id}/"]
+        assert doc["status"] == result.status[entry.id]
+        assert (doc["category"], doc["tags"]) == (entry.category, list(entry.tags))
+        assert html.unescape(doc["text"]) == " ".join(entry.content.split())
+        page = (site / "entries" / entry.id / "index.html").read_text()
+        assert f"<title>{doc['title']} - " in page
     assert sorted(read_search(site).ids) == sorted(e.id for e in result.entries)
 
 

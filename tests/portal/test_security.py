@@ -137,7 +137,11 @@ def test_titles_never_hold_markup(hostile_site: Built) -> None:
 def test_search_data_carries_no_markup(hostile_site: Built) -> None:
     site = hostile_site.site
     material = json.loads((site / "search" / "search_index.json").read_text())
-    assert all(doc["text"] == "" for doc in material["docs"])  # the navigation pages alone
+    facts = [doc for doc in material["docs"] if doc["location"].startswith("entries/")]
+    assert len(facts) == len(hostile_site.memory.state().result.entries)
+    # Themes show a document's text as HTML (Material does): no markup in any of it.
+    assert all(not re.search(r"[<>]", doc["text"] + doc["title"]) for doc in material["docs"])
+    assert any("&lt;img src=x onerror=alert(1)&gt;" in doc["text"] for doc in facts)
     found = read_search(site)
     titles = [row[1] for row in found.rows]
     assert all(not re.search(r"[<>\"'&]", t) for t in titles)
