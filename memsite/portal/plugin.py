@@ -7,6 +7,8 @@
       - memsite:
           store: .memsite      # default: the nearest .memsite/ from mkdocs.yml upwards
           path: memory         # where the portal's pages go (default: memory/)
+          search_url: /search  # the search page's link for readers without JavaScript
+                               # (default: /search under TechDocs, else none)
 
 Every portal page (home, categories, entries, tags, timeline, review, search) is added as a
 page of ready HTML (no Markdown), rendered from the same templates as ``memsite build``; entry
@@ -34,13 +36,14 @@ from mkdocs.config import config_options as c
 from mkdocs.config.base import Config
 from mkdocs.config.defaults import MkDocsConfig
 from mkdocs.exceptions import PluginError
-from mkdocs.plugins import BasePlugin
+from mkdocs.plugins import BasePlugin, event_priority
 from mkdocs.structure.files import File, Files, InclusionLevel
 from mkdocs.structure.nav import Navigation, Section
 from mkdocs.structure.pages import Page
 
 from memsite.errors import MemsiteError
 from memsite.files import write_atomic
+from memsite.portal import lunrdocs
 from memsite.portal.mkglue import add_ready_page, src_uri
 from memsite.portal.model import Portal
 from memsite.portal.outputs import ASSETS, nav_items, pages
@@ -48,10 +51,16 @@ from memsite.portal.outputs import files as files_of
 from memsite.portal.render import PageOut, Renderer
 from memsite.portal.resources import site_config_dir
 
+TECHDOCS_PLUGIN = "techdocs-core"
+TECHDOCS_SEARCH = "/search"  # Backstage's search page, which indexes every TechDocs site
+
 
 class MemsitePluginConfig(Config):  # type: ignore[no-untyped-call]
     store = c.Optional(c.Type(str))
     path = c.Type(str, default="memory")
+    # Where the search page sends readers without JavaScript; default: Backstage's search
+    # page under TechDocs (whose reader removes scripts), else none.
+    search_url = c.Optional(c.Type(str))
 
 
 class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped-call]
@@ -62,6 +71,7 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
         self.portal: Portal | None = None
         self.renderer: Renderer | None = None
         self.prefix = "memory/"
+        self.locations: dict[str, str] = {}  # entry id → the URL of its page
 
     def on_config(self, config: MkDocsConfig) -> MkDocsConfig:
         from memsite.portal.gather import plugin_portal
@@ -77,15 +87,32 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
             self.portal, self.watched = plugin_portal(self.config.store, base)
         except MemsiteError as exc:
             raise PluginError(f"memsite plugin: {exc}") from None
-        self.renderer = Renderer()
-        config.extra_css.append(f"{self.prefix}assets/memsite/portal.css")
+        self.renderer = Renderer(host_search=self._host_search(config))
+        self.locations = {}
+        config.extra_css.append(self.prefix + stylesheet_name())
         return config
 
+    def _host_search(self, config: MkDocsConfig) -> str | None:
+        from memsite.core.urls import url_problem
+
+        url = self.config.search_url
+        if url is None:
+            return TECHDOCS_SEARCH if _under_techdocs(config) else None
+        problem = url_problem(url, relative=True)
+        if problem:
+            raise PluginError(f"memsite plugin: 'search_url' {problem}")
+        return url
+
     def _add(self, files: Files, config: MkDocsConfig, page: PageOut, in_nav: bool) -> None:
-        meta = {"title": page.title, "hide": ["toc"]}
-        add_ready_page(
+        meta: dict[str, Any] = {"title": page.title, "hide": ["toc"]}
+        entry_id = page.path.removeprefix("entries/").rstrip("/") if _is_entry(page) else None
+        if entry_id:  # one search document per fact, made by on_post_build (see lunrdocs)
+            meta["search"] = {"exclude": True}
+        ready = add_ready_page(
             files, config, self.prefix + page.path, page.title, page.body, meta, in_nav=in_nav
         )
+        if entry_id:
+            self.locations[entry_id] = ready.file.url
 
     def on_files(self, files: Files, /, *, config: MkDocsConfig) -> Files:
         portal, renderer = self.portal, self.renderer
@@ -101,6 +128,7 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
         for page in pages(portal, renderer):
             self._add(files, config, page, in_nav=page.path in in_nav and own_nav)
         sources = {name: site_config_dir() / "docs" / name for name in ASSETS}
+        sources[stylesheet_name()] = sources[STYLESHEET]
         for name, source in sources.items():
             files.append(
                 File.generated(
@@ -192,6 +220,7 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
                 server.watch(str(path))
         return server
 
+    @event_priority(-100)  # after the search plugin has written its index
     def on_post_build(self, *, config: MkDocsConfig) -> None:
         portal, renderer = self.portal, self.renderer
         assert portal is not None and renderer is not None
@@ -199,8 +228,53 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
         try:
             for rel, data in files_of(portal, renderer):
                 write_atomic(root / rel, data)
+            self._search_documents(Path(config.site_dir) / lunrdocs.INDEX)
         except MemsiteError as exc:
             raise PluginError(f"memsite plugin: {exc}") from None
+
+    def _search_documents(self, path: Path) -> None:
+        """The host's search index (when its search plugin wrote one) with one document per
+        fact, as ``memsite build`` writes it: Backstage's TechDocs collator reads it."""
+        import json
+
+        portal = self.portal
+        assert portal is not None
+        try:
+            index = json.loads(path.read_bytes())
+        except FileNotFoundError:
+            return  # no search plugin on the host site: no index to complete
+        except (OSError, ValueError) as exc:
+            raise MemsiteError(f"cannot read the search index {path}: {exc}") from None
+        if not isinstance(index, dict):
+            return
+        done = lunrdocs.with_facts(index, portal.entries, self.locations)
+        data = json.dumps(done, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        write_atomic(path, data)
+
+
+STYLESHEET = "assets/memsite/portal.css"
+
+
+def stylesheet_name() -> str:
+    """The name the portal's stylesheet is linked by in a host site: ``main.<8 hex>.min.css``
+    (a digest of its bytes). TechDocs' reader removes every ``<link>`` of a page but those
+    to Material's own stylesheet, which it finds by that pattern of name (and Google Fonts):
+    memsite's styles reach a Backstage reader only under such a name."""
+    import hashlib
+
+    data = (site_config_dir() / "docs" / STYLESHEET).read_bytes()
+    return f"assets/memsite/main.{hashlib.sha256(data).hexdigest()[:8]}.min.css"
+
+
+def _under_techdocs(config: MkDocsConfig) -> bool:
+    """Is TechDocs building the site? techdocs-core is among the plugins until its own
+    on_config, which removes itself and adds techdocs_metadata.json to the theme."""
+    static = config.theme.static_templates if config.theme is not None else ()
+    return TECHDOCS_PLUGIN in config.plugins or "techdocs_metadata.json" in static
+
+
+def _is_entry(page: PageOut) -> bool:
+    return page.path.startswith("entries/") and page.path.count("/") == 2
 
 
 def _section_children(portal: Portal, pages: dict[str, Any], prefix: str) -> list[Any]:

@@ -79,7 +79,9 @@ PageGroup = tuple[Any, Callable[[], list[PageOut]]]
 class Renderer:
     """Renders portal pages; remembers fragments and bodies between builds (for serve)."""
 
-    def __init__(self, templates: Path | None = None) -> None:
+    def __init__(self, templates: Path | None = None, host_search: str | None = None) -> None:
+        """``host_search``: where the search page sends readers without JavaScript (the
+        host site's search, in plugin mode; see ``plugin``)."""
         from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
 
         self.env = Environment(
@@ -92,6 +94,7 @@ class Renderer:
             lstrip_blocks=True,
             auto_reload=False,
         )
+        self.host_search = host_search
         self.env.filters["text"] = render_text
         self.env.filters["plain"] = render_plain
         self.env.filters["short_heading"] = short_heading
@@ -301,6 +304,7 @@ class Renderer:
                     "search.html",
                     categories=portal.categories,
                     tags=portal.tags,
+                    host_search=self.host_search,
                 )
             ],
         )

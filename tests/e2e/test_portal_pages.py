@@ -268,3 +268,39 @@ def test_single_key_shortcuts_can_be_turned_off(demo: tuple[Built, str], page: A
     page.goto(url + "/")
     page.keyboard.press("s")
     assert page.evaluate("() => document.activeElement.id") != "memsite-header-q"
+
+
+# --- what needs JavaScript shows only with it (TechDocs' reader removes every script) -------
+
+
+def test_without_javascript_the_search_page_says_where_to_search(
+    demo: tuple[Built, str], browser: Any
+) -> None:
+    built, url = demo
+    context = browser.new_context(viewport=DESKTOP, java_script_enabled=False)
+    try:
+        page = context.new_page()
+        page.goto(url + "/search/")
+        assert page.locator("#memsite-search-static").is_visible()
+        assert not page.locator("#memsite-search-live").is_visible()
+        assert page.locator("#memsite-search-static a[href$='tags/']").count() == 1
+        page.goto(url + f"/entries/{built.memory.state().result.entries[0].id}/")
+        assert page.locator("button.memsite-copy").count() == 1
+        assert not page.locator("button.memsite-copy").is_visible()  # it would do nothing
+    finally:
+        context.close()
+
+
+def test_with_javascript_the_form_and_the_copy_button_show(
+    demo: tuple[Built, str], page: Any
+) -> None:
+    built, url = demo
+    page.goto(url + "/search/?query=redis")
+    page.wait_for_selector("#memsite-search[data-loaded=yes]")
+    assert page.locator("#memsite-search-live").is_visible()
+    assert not page.locator("#memsite-search-static").is_visible()
+    first = built.memory.state().result.entries[0].id
+    page.goto(url + f"/entries/{first}/")
+    copy = page.locator("button.memsite-copy")
+    copy.wait_for(state="visible")
+    assert copy.get_attribute("data-clipboard-text") == first

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -188,3 +189,44 @@ def test_every_page_links_the_feed_in_its_head(tmp_path: Path, directory_urls: b
         href = re.search(r'href="([^"]+)"', links[0])
         assert href is not None
         assert (page.path.parent / href.group(1)).resolve() == feed.resolve(), page.url
+
+
+@pytest.mark.parametrize("theme", ["material", "mkdocs"])
+def test_the_host_search_index_has_one_document_per_fact(tmp_path: Path, theme: str) -> None:
+    """Material's search plugin or MkDocs' own: whatever it made of the entry pages (a
+    document per heading, the page's table text) is one document per fact."""
+    root = project(tmp_path, "  - memsite\n", theme)
+    store = copy_demo(root)
+    hostile_entries(store)
+    done = mkdocs_build(root)
+    assert done.returncode == 0, done.stderr
+    index = json.loads((root / "site" / "search" / "search_index.json").read_text())
+    docs = index["docs"]
+    facts = [d for d in docs if d["location"].startswith("memory/entries/")]
+    entries = [p.name for p in (root / "site" / "memory" / "entries").iterdir() if p.is_dir()]
+    assert sorted(d["location"] for d in facts) == sorted(f"memory/entries/{i}/" for i in entries)
+    assert {"status", "category", "tags", "title", "text"} <= set(facts[0])
+    assert any(d["location"] == "guide/" for d in docs)  # the host's pages stay
+    assert any(d["location"].startswith("memory/categories/") for d in docs)
+    assert all(not re.search(r"[<>]", d["text"]) for d in facts)
+
+
+def test_the_search_page_links_the_host_search_for_readers_without_javascript(
+    tmp_path: Path,
+) -> None:
+    root = project(tmp_path, "  - memsite:\n      search_url: /find/\n")
+    copy_demo(root)
+    done = mkdocs_build(root)
+    assert done.returncode == 0, done.stderr
+    page = (root / "site" / "memory" / "search" / "index.html").read_text()
+    static = page.split('id="memsite-search-static"', 1)[1].split("</div>", 1)[0]
+    assert '<a href="/find/">' in static
+    # memsite's stylesheet is linked by the name TechDocs' reader keeps (main.<hex>.min.css)
+    assert re.search(r'href="\.\./assets/memsite/main\.[0-9a-f]{8}\.min\.css"', page)
+
+
+def test_a_search_url_with_a_scheme_is_refused(tmp_path: Path) -> None:
+    root = project(tmp_path, "  - memsite:\n      search_url: javascript:alert(1)\n")
+    copy_demo(root)
+    done = mkdocs_build(root)
+    assert done.returncode != 0 and "'search_url' is not an http(s) URL" in done.stderr

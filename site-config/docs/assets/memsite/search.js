@@ -855,6 +855,10 @@
     var form = document.getElementById("memsite-search");
     if (!form || form.getAttribute("data-ready") === "yes") return;
     form.setAttribute("data-ready", "yes");
+    /* The page holds a note for readers without JavaScript (templates/search.html). */
+    var fallback = document.getElementById("memsite-search-static");
+    if (fallback) fallback.hidden = true;
+    document.getElementById("memsite-search-live").hidden = false;
     var root = rootOf(form), engine = engineFor(root);
     var input = document.getElementById("memsite-q");
     var selects = {
@@ -971,7 +975,15 @@
     run();
   }
 
+  /* Copy buttons ship hidden (a button that does nothing without Material's clipboard
+   * script, as under TechDocs' reader, is better not shown). */
+  function mountCopy() {
+    var buttons = document.querySelectorAll("button.memsite-copy[hidden]");
+    for (var n = 0; n < buttons.length; n++) buttons[n].hidden = false;
+  }
+
   function mount() {
+    mountCopy();
     mountHeader();
     mountPage();
     mountShortcuts();
