@@ -41,6 +41,14 @@ allow_secret_option = click.option(
     is_flag=True,
     help="Write a GitHub Actions workflow running `memsite check` on pull requests.",
 )
+@click.option(
+    "--techdocs",
+    is_flag=True,
+    help="Set the repository up for Backstage TechDocs: catalog-info.yaml, mkdocs.yml and "
+    "docs/index.md where absent (existing ones are left alone: it prints what to add), and "
+    "a workflow generating and publishing the docs with the memory.",
+)
+@click.option("--dry-run", is_flag=True, help="With --techdocs: show what it would write.")
 @click.option("--force", is_flag=True, help="Create the store even in a non-empty folder.")
 @json_option
 @click.pass_context
@@ -49,6 +57,8 @@ def init(
     git_hook: bool,
     github_pages: bool,
     github_check: bool,
+    techdocs: bool,
+    dry_run: bool,
     force: bool,
     as_json: bool,
 ) -> None:
@@ -60,6 +70,11 @@ def init(
     from memsite.memory import Memory
 
     explicit = ctx.find_root().params.get("store")
+    if dry_run:
+        if not techdocs or git_hook or github_pages or github_check:
+            raise click.UsageError("--dry-run goes with --techdocs alone")
+        _techdocs(explicit, None, dry_run=True, as_json=as_json)
+        return
     made = Memory.init(explicit, Path.cwd(), force=force, git_hook=git_hook)
     store, created, hooks = made["store"], made["created"], made["hooks"]
     workflow: str | None = None
@@ -72,23 +87,57 @@ def init(
         from memsite.portal.publish import write_check_workflow
 
         check = write_check_workflow(made["memory"])
+    answer: dict[str, Any] = {
+        "store": str(store.root),
+        "created": created,
+        "hooks": hooks,
+        "workflow": workflow,
+        "check_workflow": check,
+    }
+    if not as_json:
+        out(f"Store ready at {store.root}" + ("" if created else " (already there)"))
+        for path in hooks:
+            out(f"Git hook: {path}")
+        for written in (workflow, check):
+            if written:
+                out(f"Workflow: {written}")
+    if techdocs:
+        answer["techdocs"] = _techdocs(explicit, made["memory"], dry_run=False, as_json=as_json)
     if as_json:
-        emit_json(
-            {
-                "store": str(store.root),
-                "created": created,
-                "hooks": hooks,
-                "workflow": workflow,
-                "check_workflow": check,
-            }
-        )
-        return
-    out(f"Store ready at {store.root}" + ("" if created else " (already there)"))
-    for path in hooks:
-        out(f"Git hook: {path}")
-    for written in (workflow, check):
-        if written:
-            out(f"Workflow: {written}")
+        emit_json(answer)
+
+
+def _techdocs(
+    explicit: str | None, memory: Any, *, dry_run: bool, as_json: bool
+) -> list[dict[str, str]]:
+    """`init --techdocs`: plan (and unless ``dry_run`` write) the repository's TechDocs files;
+    with ``dry_run`` alone, the plan is the whole answer."""
+    from memsite.memory import store_place
+    from memsite.portal import techdocs
+
+    if memory is not None:
+        root, top = memory.store.root, memory.project_top()
+    else:
+        root, top = store_place(explicit, Path.cwd())
+    steps = techdocs.plan(top, root, top.resolve().name)
+    if not dry_run:
+        techdocs.apply(top, steps)
+    shown = [step.shown() for step in steps]
+    if as_json:
+        if dry_run:
+            emit_json({"dry_run": True, "techdocs": shown})
+        return shown
+    if dry_run and not (root / "entries").is_dir():
+        out(f"Would create the store at {root}")
+    for step in steps:
+        if step.action == "write":
+            out(f"{'Would write' if dry_run else 'Wrote'} {step.rel}")
+        elif step.action == "as_is":
+            out(f"{step.rel}: set up already")
+        else:
+            out(f"{step.rel} exists and is left as it is: add, {step.advice}")
+    out(techdocs.NEXT)
+    return shown
 
 
 @click.command()

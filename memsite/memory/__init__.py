@@ -30,7 +30,16 @@ if TYPE_CHECKING:
     from memsite.storage.git import Repository
     from memsite.storage.readmodel import Index
 
-__all__ = ["Memory", "State", "Store", "clock", "recover_cache", "repository", "session_name"]
+__all__ = [
+    "Memory",
+    "State",
+    "Store",
+    "clock",
+    "recover_cache",
+    "repository",
+    "session_name",
+    "store_place",
+]
 
 
 def clock() -> datetime:
@@ -50,6 +59,17 @@ def repository(path: Path) -> Repository:
     from memsite.storage.git import Repository
 
     return Repository(path)
+
+
+def store_place(explicit: str | None, cwd: Path) -> tuple[Path, Path]:
+    """Where `init` puts the store (or finds it) from ``cwd``, and the top of its project's
+    git work tree (its project folder outside git): what a plan needs before anything exists."""
+    from memsite.storage.git import project_top
+    from memsite.storage.layout import default_root
+
+    root = (cwd / explicit).resolve() if explicit else default_root(cwd).resolve()
+    project = Store(root).project_root
+    return root, project_top(next(p for p in (project, *project.parents) if p.is_dir()))
 
 
 def recover_cache(memory: Memory, exc: BaseException) -> bool:
