@@ -58,9 +58,17 @@ def findings(memory: Memory) -> list[Finding]:
 def plugin_portal(store: str | None, base: Path) -> tuple[Portal, list[Path]]:
     """The portal of the store the MkDocs plugin names (``store``, relative to the folder of
     mkdocs.yml, ``base``), with its findings, and the paths ``mkdocs serve`` should watch."""
+    from memsite.errors import StoreNotFoundError
     from memsite.memory import Memory
 
     explicit = str((base / store).resolve()) if store else None
-    memory = Memory.open(explicit, os.environ, base)
+    try:
+        memory = Memory.open(explicit, os.environ, base)
+    except StoreNotFoundError:
+        where = f"at {explicit}" if explicit else f"in {base} or a folder above it"
+        raise StoreNotFoundError(
+            f"no memory store {where}: run `memsite init` in the repository first (it "
+            "creates .memsite/), or point the plugin's `store:` option at the store"
+        ) from None
     portal = portal_for(memory, findings=findings(memory), site_name="Memory")
     return portal, [memory.store.entries_dir, memory.store.config_path]  # LeanSpec: its own

@@ -85,7 +85,18 @@ def test_plugin_reports_a_missing_store(tmp_path: Path) -> None:
     root = project(tmp_path, "  - memsite:\n      store: nowhere\n")
     done = mkdocs_build(root)
     assert done.returncode != 0
-    assert "memsite plugin: no memory store" in done.stderr
+    assert "memsite plugin: no memory store at " in done.stderr
+    assert "run `memsite init` in the repository first" in done.stderr
+    assert "--store" not in done.stderr  # a command-line option: no use in mkdocs.yml
+
+
+def test_a_repository_without_a_store_is_told_what_to_run(tmp_path: Path) -> None:
+    root = project(tmp_path, "  - memsite\n")
+    done = mkdocs_build(root)
+    assert done.returncode != 0
+    assert "memsite plugin: no memory store in " in done.stderr
+    assert "run `memsite init` in the repository first" in done.stderr
+    assert "Traceback" not in done.stderr
 
 
 def test_plugin_refuses_a_path_outside_the_site(tmp_path: Path) -> None:
