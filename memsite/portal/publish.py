@@ -39,6 +39,23 @@ ACTIONS = {
 }
 
 
+def checkout_and_python(*, full_history: bool = False) -> str:
+    """A workflow's first two steps: check out without persisted credentials (``full_history``:
+    every commit, to find a merge base), then Python."""
+    name = "Check out (full history, to find the merge base)" if full_history else "Check out"
+    depth = "          fetch-depth: 0\n" if full_history else ""
+    return f"""\
+      - name: {name}
+        uses: {ACTIONS["checkout"]}
+        with:
+{depth}          persist-credentials: false
+      - name: Set up Python
+        uses: {ACTIONS["setup-python"]}
+        with:
+          python-version: "3.12"
+"""
+
+
 def _yaml_str(value: str) -> str:
     """A YAML double-quoted scalar (JSON string syntax is valid YAML)."""
     return json.dumps(value, ensure_ascii=False)
@@ -84,15 +101,7 @@ jobs:
     permissions:
       contents: read
     steps:
-      - name: Check out
-        uses: {ACTIONS["checkout"]}
-        with:
-          persist-credentials: false
-      - name: Set up Python
-        uses: {ACTIONS["setup-python"]}
-        with:
-          python-version: "3.12"
-      - name: Install memsite
+{checkout_and_python()}      - name: Install memsite
         run: python -m pip install "memsite=={__version__}"
       - name: Configure Pages
         id: pages
@@ -160,16 +169,7 @@ jobs:
     permissions:
       contents: read
     steps:
-      - name: Check out (full history, to find the merge base)
-        uses: {ACTIONS["checkout"]}
-        with:
-          fetch-depth: 0
-          persist-credentials: false
-      - name: Set up Python
-        uses: {ACTIONS["setup-python"]}
-        with:
-          python-version: "3.12"
-      - name: Install memsite
+{checkout_and_python(full_history=True)}      - name: Install memsite
         run: python -m pip install "memsite=={__version__}"
       - name: Check
         env:

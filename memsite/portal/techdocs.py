@@ -30,7 +30,7 @@ from typing import Any
 
 from memsite.errors import InvalidInputError
 from memsite.files import storage_errors, write_atomic
-from memsite.portal.publish import ACTIONS
+from memsite.portal.publish import checkout_and_python
 from memsite.version import __version__
 
 CATALOG = "catalog-info.yaml"
@@ -161,15 +161,7 @@ jobs:
       TECHDOCS_BUCKET: {_setting("bucket", "TECHDOCS_BUCKET")}
       TECHDOCS_ENTITY: {_setting("entity", "TECHDOCS_ENTITY", entity)}
     steps:
-      - name: Check out
-        uses: {ACTIONS["checkout"]}
-        with:
-          persist-credentials: false
-      - name: Set up Python
-        uses: {ACTIONS["setup-python"]}
-        with:
-          python-version: "3.12"
-      - name: Set up Node.js
+{checkout_and_python()}      - name: Set up Node.js
         uses: {SETUP_NODE}
         with:
           node-version: "22"
