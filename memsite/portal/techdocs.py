@@ -116,9 +116,8 @@ with its history, kept by memsite in `.memsite/`.
 """
 
 
-def workflow_text(entity: str) -> str:
-    """The workflow generating the TechDocs site and publishing it to object storage."""
-    return f"""\
+# The workflow (``str.format`` fields in braces; GitHub's ``${{ }}`` doubled).
+_WORKFLOW = """\
 # Publishes this repository's TechDocs, the project memory included, to the object storage
 # Backstage reads them from (written by `memsite init --techdocs`). Set the repository
 # variables TECHDOCS_PUBLISHER_TYPE (awsS3, googleGcs, azureBlobStorage or openStackSwift),
@@ -132,7 +131,7 @@ on:
   workflow_dispatch:
     inputs:
       publisher-type:
-        description: "techdocs-cli publisher: {", ".join(PUBLISHERS)}"
+        description: "techdocs-cli publisher: {publishers}"
         required: false
         type: string
       bucket:
@@ -157,24 +156,24 @@ jobs:
     permissions:
       contents: read
     env:
-      TECHDOCS_PUBLISHER_TYPE: {_setting("publisher-type", "TECHDOCS_PUBLISHER_TYPE", "awsS3")}
-      TECHDOCS_BUCKET: {_setting("bucket", "TECHDOCS_BUCKET")}
-      TECHDOCS_ENTITY: {_setting("entity", "TECHDOCS_ENTITY", entity)}
+      TECHDOCS_PUBLISHER_TYPE: {publisher_type}
+      TECHDOCS_BUCKET: {bucket}
+      TECHDOCS_ENTITY: {entity_setting}
     steps:
-{checkout_and_python()}      - name: Set up Node.js
-        uses: {SETUP_NODE}
+{setup}      - name: Set up Node.js
+        uses: {setup_node}
         with:
           node-version: "22"
       - name: Install memsite and TechDocs' MkDocs plugins
-        run: python -m pip install "memsite=={__version__}" "mkdocs-techdocs-core=={TECHDOCS_CORE}"
+        run: python -m pip install "memsite=={version}" "mkdocs-techdocs-core=={core}"
       - name: Generate
         # techdocs-cli keeps only allowlisted MkDocs plugins: --defaultPlugin lets memsite's in.
         run: >-
-          npx --yes "@techdocs/cli@{TECHDOCS_CLI}" generate --no-docker --defaultPlugin memsite
+          npx --yes "@techdocs/cli@{cli}" generate --no-docker --defaultPlugin memsite
           --source-dir . --output-dir ./site
       - name: Publish
         env:
-{_secrets()}
+{secrets}
         run: |
           if [ -z "$TECHDOCS_BUCKET" ]; then
             echo "::error::Set the repository variable TECHDOCS_BUCKET (the bucket Backstage reads)"
@@ -193,9 +192,26 @@ jobs:
               set -- "$@" --azureAccountKey "$AZURE_ACCOUNT_KEY"
             fi
           fi
-          npx --yes "@techdocs/cli@{TECHDOCS_CLI}" publish "$@" --entity "$TECHDOCS_ENTITY" \\
+          npx --yes "@techdocs/cli@{cli}" publish "$@" --entity "$TECHDOCS_ENTITY" \\
             --directory ./site
 """
+
+
+def workflow_text(entity: str) -> str:
+    """The workflow generating the TechDocs site and publishing it to object storage."""
+    return _WORKFLOW.format(
+        entity=entity,
+        publishers=", ".join(PUBLISHERS),
+        publisher_type=_setting("publisher-type", "TECHDOCS_PUBLISHER_TYPE", "awsS3"),
+        bucket=_setting("bucket", "TECHDOCS_BUCKET"),
+        entity_setting=_setting("entity", "TECHDOCS_ENTITY", entity),
+        setup=checkout_and_python(),
+        setup_node=SETUP_NODE,
+        version=__version__,
+        core=TECHDOCS_CORE,
+        cli=TECHDOCS_CLI,
+        secrets=_secrets(),
+    )
 
 
 # The publishers' credentials, from the repository's secrets (each SDK's own variables; the
