@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -22,6 +22,9 @@ from memsite.cli.kit import (
 )
 from memsite.core.sessions import KINDS
 from memsite.core.text import counted, one_line, shorten
+
+if TYPE_CHECKING:
+    from memsite.memory import Memory
 
 allow_secret_option = click.option(
     "--allow-secret",
@@ -108,7 +111,7 @@ def init(
 
 
 def _techdocs(
-    explicit: str | None, memory: Any, *, dry_run: bool, as_json: bool
+    explicit: str | None, memory: Memory | None, *, dry_run: bool, as_json: bool
 ) -> list[dict[str, str]]:
     """`init --techdocs`: plan (and unless ``dry_run`` write) the repository's TechDocs files;
     with ``dry_run`` alone, the plan is the whole answer."""

@@ -18,12 +18,13 @@ from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 from xml.sax.saxutils import escape, quoteattr
 
+from memsite.core.text import one_line, shorten
+
 FORMATS = ("graphml", "dot")
 SUPERSEDES = "supersedes"
 # What XML 1.0 allows (its Char production), as what to drop: the rest of C0, lone
 # surrogates, U+FFFE and U+FFFF.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-_SPACE = re.compile(r"\s+")
 NODE_KEYS = ("category", "status", "text")
 
 
@@ -94,7 +95,7 @@ def dot_string(text: str) -> str:
     """``text`` as a DOT quoted string on one line. In DOT only ``\\"`` is an escape; a
     backslash is doubled so that none can escape the closing quote (Graphviz shows ``\\\\``
     in a label as one backslash)."""
-    folded = _SPACE.sub(" ", _NOT_XML.sub("", text)).strip()
+    folded = one_line(_NOT_XML.sub("", text))
     return '"' + folded.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
@@ -103,7 +104,7 @@ def dot(nodes: Sequence[Node], edges: Sequence[Edge]) -> str:
     ``edges`` (labelled with their type)."""
     lines = ["digraph memsite {", "  node [shape=box];"]
     for node in sorted(nodes):
-        label = f"{node.id[:8]} {_shortened(node.text, 60)}"
+        label = f"{node.id[:8]} {shorten(node.text, 60)}"
         attributes = [
             f"label={dot_string(label)}",
             f"category={dot_string(node.category)}",
@@ -122,8 +123,3 @@ def dot(nodes: Sequence[Node], edges: Sequence[Edge]) -> str:
         )
     lines += ["}", ""]
     return "\n".join(lines)
-
-
-def _shortened(text: str, width: int) -> str:
-    line = _SPACE.sub(" ", text).strip()
-    return line if len(line) <= width else line[: width - 1] + "…"

@@ -64,12 +64,11 @@ def repository(path: Path) -> Repository:
 def store_place(explicit: str | None, cwd: Path) -> tuple[Path, Path]:
     """Where `init` puts the store (or finds it) from ``cwd``, and the top of its project's
     git work tree (its project folder outside git): what a plan needs before anything exists."""
+    from memsite.memory.setup import nearest_folder, store_root
     from memsite.storage.git import project_top
-    from memsite.storage.layout import default_root
 
-    root = (cwd / explicit).resolve() if explicit else default_root(cwd).resolve()
-    project = Store(root).project_root
-    return root, project_top(next(p for p in (project, *project.parents) if p.is_dir()))
+    root = store_root(explicit, cwd).resolve()
+    return root, project_top(nearest_folder(root))
 
 
 def recover_cache(memory: Memory, exc: BaseException) -> bool:

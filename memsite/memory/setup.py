@@ -12,6 +12,19 @@ from memsite.errors import StorageError, StoreNotFoundError
 from memsite.storage.layout import Store, default_root
 
 
+def store_root(explicit: str | None, cwd: Path) -> Path:
+    """Where `init` puts the store: the folder given (``--store``), else the default one of
+    ``cwd`` (``storage.layout.default_root``)."""
+    return (cwd / explicit).resolve() if explicit else default_root(cwd)
+
+
+def nearest_folder(root: Path) -> Path:
+    """The project folder of a store at ``root``, or its nearest parent that exists (before
+    `init` has made it)."""
+    project = Store(root).project_root
+    return next(p for p in (project, *project.parents) if p.is_dir())
+
+
 def init_store(
     explicit: str | None,
     cwd: Path,
@@ -21,12 +34,11 @@ def init_store(
 ) -> dict[str, Any]:
     """Create the store (idempotent); ``git_hook``: install the post-merge, post-checkout and
     post-rewrite hooks. Returns what was created and the store's root."""
-    root = (cwd / explicit).resolve() if explicit else default_root(cwd)
+    root = store_root(explicit, cwd)
     if git_hook:  # refused before anything is created, not after
         from memsite.storage.git import repo_top
 
-        project = Store(root).project_root
-        repo_top(next(p for p in (project, *project.parents) if p.is_dir()))
+        repo_top(nearest_folder(root))
     if explicit is None and not force:  # a folder given with --store is a choice made
         _refuse_nested(root)
     store, created = Store.init(root, force=force)

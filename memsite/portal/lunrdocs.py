@@ -42,7 +42,8 @@ def fact_doc(entry: EntryView, location: str) -> dict[str, Any]:
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 
-def _dump(obj: Any) -> str:
+def dump(obj: Any) -> str:
+    """``obj`` as compact JSON, as MkDocs' search plugins write their index."""
     return _ENCODER.encode(obj)
 
 
@@ -58,8 +59,8 @@ def index_chunks(
     (2 s to make): written piece by piece, it is never held whole (a cold build at 100k stays
     under its 1 GB). ``known`` (serve) keeps each piece by its facts' views between updates:
     a new fact comes last, so the pieces before it are the same views, found again."""
-    parts = [_dump({"location": path, "title": title, "text": ""}) for path, title in pages]
-    yield f'{{"config":{_dump(config)},"docs":[{",".join(parts)}'.encode()
+    parts = [dump({"location": path, "title": title, "text": ""}) for path, title in pages]
+    yield f'{{"config":{dump(config)},"docs":[{",".join(parts)}'.encode()
     oldest = entries[::-1]
     made: dict[tuple[EntryView, ...], bytes] = {}
     comma = b"," if parts else b""
@@ -67,7 +68,7 @@ def index_chunks(
         views = tuple(oldest[start : start + chunk])
         data = known.get(views) if known is not None else None
         if data is None:  # a list's items, without its brackets
-            data = _dump([fact_doc(e, f"entries/{e.id}/") for e in views])[1:-1].encode()
+            data = dump([fact_doc(e, f"entries/{e.id}/") for e in views])[1:-1].encode()
         if known is not None:
             made[views] = data
         yield comma + data
@@ -76,13 +77,6 @@ def index_chunks(
     if known is not None:
         known.clear()
         known.update(made)
-
-
-def index_bytes(
-    config: Mapping[str, Any], pages: Iterable[tuple[str, str]], entries: Sequence[EntryView]
-) -> bytes:
-    """The whole index at once (tests, small sites)."""
-    return b"".join(index_chunks(config, pages, entries))
 
 
 def with_facts(

@@ -13,8 +13,9 @@ from memsite.portal.model import Portal
 from memsite.portal.render import PageOut, Renderer
 
 # The portal's static files (site-config/docs/), which the MkDocs plugin adds to the host site.
+STYLESHEET = "assets/memsite/portal.css"
 ASSETS = (
-    "assets/memsite/portal.css",
+    STYLESHEET,
     "assets/memsite/search.js",
     "assets/memsite/filter.js",
 )

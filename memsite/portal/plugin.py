@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import posixpath
 import re
+from functools import cache
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -46,7 +47,7 @@ from memsite.files import write_atomic
 from memsite.portal import lunrdocs
 from memsite.portal.mkglue import add_ready_page, src_uri
 from memsite.portal.model import Portal
-from memsite.portal.outputs import ASSETS, nav_items, pages
+from memsite.portal.outputs import ASSETS, STYLESHEET, nav_items, pages
 from memsite.portal.outputs import files as files_of
 from memsite.portal.render import PageOut, Renderer
 from memsite.portal.resources import site_config_dir
@@ -248,13 +249,10 @@ class MemsitePlugin(BasePlugin[MemsitePluginConfig]):  # type: ignore[no-untyped
         if not isinstance(index, dict):
             return
         done = lunrdocs.with_facts(index, portal.entries, self.locations)
-        data = json.dumps(done, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-        write_atomic(path, data)
+        write_atomic(path, lunrdocs.dump(done).encode("utf-8"))
 
 
-STYLESHEET = "assets/memsite/portal.css"
-
-
+@cache
 def stylesheet_name() -> str:
     """The name the portal's stylesheet is linked by in a host site: ``main.<8 hex>.min.css``
     (a digest of its bytes). TechDocs' reader removes every ``<link>`` of a page but those

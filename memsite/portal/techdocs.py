@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from memsite.errors import InvalidInputError
-from memsite.files import storage_errors, write_atomic
+from memsite.files import read_text, write_atomic
 from memsite.portal.publish import checkout_and_python
 from memsite.version import __version__
 
@@ -242,13 +242,6 @@ def _setting(field: str, variable: str, default: str | None = None) -> str:
 # --- the plan ------------------------------------------------------------------------------
 
 
-def _read(path: Path) -> str | None:
-    if not path.is_file():
-        return None
-    with storage_errors("read", path):
-        return path.read_text(encoding="utf-8", errors="replace")
-
-
 def _plugin_names(plugins: Any) -> list[str]:
     names: list[str] = []
     for item in plugins if isinstance(plugins, list) else []:
@@ -293,12 +286,12 @@ def check_docs_dir(top: Path, docs_dir: Any) -> None:
 
 def _mkdocs_steps(top: Path, site_name: str, store: str | None) -> list[Step]:
     path = top / MKDOCS
-    text = _read(path)
+    text = read_text(path)
     if text is None:
         steps = [Step(MKDOCS, "write", mkdocs_text(site_name, store))]
         if (top / "docs").is_symlink():
             check_docs_dir(top, "docs")
-        docs = _read(top / DOCS_INDEX)
+        docs = read_text(top / DOCS_INDEX)
         steps.append(Step(DOCS_INDEX, "as_is" if docs is not None else "write", DOCS_TEXT))
         return steps
     data = _load_mkdocs(path, text)
@@ -315,7 +308,7 @@ def _mkdocs_steps(top: Path, site_name: str, store: str | None) -> list[Step]:
 
 
 def _catalog_step(top: Path, name: str) -> Step:
-    text = _read(top / CATALOG)
+    text = read_text(top / CATALOG)
     if text is None:
         return Step(CATALOG, "write", catalog_text(name))
     if re.search(r"backstage\.io/techdocs-ref\s*:", text):
@@ -330,7 +323,7 @@ def plan(top: Path, store_root: Path, site_name: str) -> list[Step]:
     store = None if rel == ".memsite" else rel
     steps = [_catalog_step(top, name), *_mkdocs_steps(top, site_name, store)]
     workflow = workflow_text(f"default/component/{name}")
-    held = _read(top / WORKFLOW)
+    held = read_text(top / WORKFLOW)
     steps.append(Step(WORKFLOW, "as_is" if held == workflow else "write", workflow))
     return steps
 

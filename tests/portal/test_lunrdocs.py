@@ -5,15 +5,21 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from memsite.memory import Memory
 from memsite.portal.build import build_site
 from memsite.portal.gather import portal_for
-from memsite.portal.lunrdocs import fact_doc, index_bytes, index_chunks, with_facts
+from memsite.portal.lunrdocs import fact_doc, index_chunks, with_facts
 from memsite.portal.model import EntryView, Portal
 from tests.portal.conftest import copy_demo, hostile_entries
+
+
+def index_bytes(config: dict[str, Any], pages: list[tuple[str, str]], entries: Any) -> bytes:
+    """The whole index at once, in one piece."""
+    return b"".join(index_chunks(config, pages, entries, chunk=len(entries) or 1))
 
 
 @pytest.fixture(scope="module")
