@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 
 from memsite.core.anchors import Anchor, read_anchors
 from memsite.core.ids import is_uuid
@@ -35,6 +35,8 @@ _LATEST = datetime(9999, 12, 30, tzinfo=UTC)
 _CREATED_RE = re.compile(
     r"(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|z|[+-]\d{2}:?\d{2})?"
 )
+_DAY_RE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
+WINDOW_KEYS = ("valid_from", "valid_to")
 _CONFLICT_RE = re.compile(r"^(<<<<<<<|>>>>>>>|=======|\|\|\|\|\|\|\|)( |$)", re.MULTILINE)
 _CONFLICT_MARKS = ("<<<<<<<", ">>>>>>>", "=======", "|||||||")  # one of which the pattern needs
 
@@ -59,6 +61,13 @@ class Entry:
     normalized: str = field(default="", compare=False, repr=False)
     # Whether any string of the entry might hold a secret (the cheap prefilter); None until asked.
     suspect: bool | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def window(self) -> Window:
+        """When the fact holds in the world (checked when the file was read)."""
+        if "valid_from" not in self.raw and "valid_to" not in self.raw:
+            return NO_WINDOW
+        return read_window(self.raw)
 
     @property
     def anchors(self) -> tuple[Anchor, ...]:
@@ -134,6 +143,60 @@ def parse_created(value: str) -> datetime:
     if not _EARLIEST <= moment <= _LATEST:
         raise ValueError(f"time out of range: {value!r}")
     return moment
+
+
+class Window(NamedTuple):
+    """When a fact holds in the world (its world-state time, as opposed to when it was
+    written): from ``start`` (included) until ``end`` (excluded); None leaves that side open."""
+
+    start: datetime | None = None
+    end: datetime | None = None
+
+
+NO_WINDOW = Window()
+
+
+def parse_bound(value: str, *, end: bool = False) -> datetime:
+    """A ``valid_from`` (or with ``end``, a ``valid_to``) value as a moment: a day
+    (``2026-03-31``) from its start, or to its end (the next day's start), in UTC; or an
+    RFC 3339 time (see :func:`parse_created`). ValueError for anything else."""
+    match = _DAY_RE.fullmatch(value)
+    if match is None:
+        return parse_created(value)
+    try:
+        year, month, day = map(int, match.groups())
+        moment = datetime(year, month, day, tzinfo=UTC) + timedelta(days=int(end))
+    except (ValueError, OverflowError):
+        raise ValueError(f"not a day: {value!r}") from None
+    if not _EARLIEST <= moment <= _LATEST:
+        raise ValueError(f"day out of range: {value!r}")
+    return moment
+
+
+def is_day(value: str) -> bool:
+    """Is a ``valid_from`` / ``valid_to`` value a day (not a time)?"""
+    return _DAY_RE.fullmatch(value) is not None
+
+
+def read_window(obj: Mapping[str, Any]) -> Window:
+    """The window of an on-disk object: ``valid_from`` and ``valid_to`` absent, null or empty
+    (open), or a day or an RFC 3339 time, ``valid_to`` after ``valid_from``."""
+    bounds: list[datetime | None] = []
+    for name in WINDOW_KEYS:
+        value = obj.get(name)
+        if value is None or value == "":
+            bounds.append(None)
+            continue
+        if not isinstance(value, str):
+            raise _bad(f"{name!r} must be a date (YYYY-MM-DD) or an RFC 3339 time")
+        try:
+            bounds.append(parse_bound(value, end=name == "valid_to"))
+        except ValueError:
+            raise _bad(f"{name!r} is not a date (YYYY-MM-DD) or an RFC 3339 time") from None
+    start, end = bounds
+    if start is not None and end is not None and end <= start:
+        raise _bad("'valid_to' is not after 'valid_from'")
+    return Window(start, end)
 
 
 def filename_for(created: datetime, entry_id: str) -> str:
@@ -277,6 +340,7 @@ def entry_from_object(obj: Mapping[str, Any], filename: str = "") -> Entry:
     if agent is not None and (len(agent) > AGENT_READ_MAX or not agent.isprintable()):
         raise _bad(f"'agent' must be at most {AGENT_READ_MAX} printable characters")
     read_anchors(obj.get("anchors"))
+    read_window(obj)
     return Entry(
         id=obj["id"].lower(),
         category=obj["category"],

@@ -6,7 +6,7 @@ tracks), from the files that could not be read (the storage layer says why), fro
 compaction (repeated ids, cycles, dangling ids, duplicates, contradictions, forks), from one
 pass over the facts' texts (near duplicates, possible conflicts, secrets: the memory layer
 runs it, and caches the secret scan's verdicts) and from the facts' standing (drift,
-staleness, dates in the future). :data:`KINDS` lists them all.
+staleness, expiry, dates in the future). :data:`KINDS` lists them all.
 """
 
 from __future__ import annotations
@@ -59,6 +59,8 @@ KINDS = {
     "then verify it again with --repin, amend it or retire it.",
     "stale": "Nobody confirmed these facts within the review period (memory.reviewAfterDays): "
     "verify those that still hold, amend or retire the others.",
+    "expired": "Facts past their valid_to, left out of the index: amend those that still hold "
+    "with a later --valid-to, retire the others.",
     "contradiction": "Entries with the same key disagree and the newest wins: supersede the "
     "others to settle it.",
     "secret": "Entries that look like they hold a credential (redacted here): remove them and "

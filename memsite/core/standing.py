@@ -1,5 +1,6 @@
 """What is known of a fact beyond its status: its anchors' state today, its verifications, its
-typed links, whether it went stale, and the marker index.md gives it. Pure.
+typed links, whether it went stale, whether it holds now (its validity window: expired or
+upcoming), and the marker index.md gives it. Pure.
 
 The memory layer reads the records and hashes the project's files (``memory.anchors``); the
 rules that turn them into a fact's standing are here, so that the CLI, MCP and the portal show
@@ -12,11 +13,17 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memsite.core.anchors import RENAMED, Anchor, Located
-from memsite.core.entry import Entry
+from memsite.core.entry import Entry, Window, is_day
 from memsite.core.records import RELATE, VERIFY, Record
+
+if TYPE_CHECKING:  # the review's rules load only with the review (not on every `add`)
+    from memsite.core.review import Finding
+
+EXPIRED = "expired"  # past its valid_to
+UPCOMING = "upcoming"  # before its valid_from
 
 
 @dataclass
@@ -28,6 +35,9 @@ class Standing:
     links: list[dict[str, Any]] = field(default_factory=list)
     stale: bool = False
     confirmed: datetime | None = None  # written or last verified
+    window: str | None = None  # EXPIRED, UPCOMING, or None: it holds now (or has no window)
+    valid_from: str | None = None  # the window as the entry gives it
+    valid_to: str | None = None
 
     @property
     def drifted(self) -> bool:
@@ -52,6 +62,8 @@ class Standing:
             extra["drifted"] = True
         if self.stale:
             extra["stale"] = True
+        if self.window is not None:
+            extra[self.window] = True
         if self.verified:
             extra["verified"] = self.verified[-1].raw["created"]
         return extra
@@ -123,3 +135,29 @@ def confirmed_at(entry: Entry, records: Sequence[Record]) -> datetime:
     """When the fact was written or last verified (``records``: those about it)."""
     verified = [r.created for r in records if r.kind == VERIFY and r.target == entry.id]
     return max([entry.created, *verified])
+
+
+def window_state(window: Window, now: datetime) -> str | None:
+    """Does a fact with this validity window hold at ``now``? EXPIRED once its end has come,
+    UPCOMING before its start, None while it holds: the one rule, judged when it is read."""
+    if window.end is not None and now >= window.end:
+        return EXPIRED
+    if window.start is not None and now < window.start:
+        return UPCOMING
+    return None
+
+
+def expired(entry: Entry) -> Finding:
+    """An active fact whose validity window closed (review's ``expired`` kind; the rule of
+    this fact's standing, so it lives here beside it)."""
+    from memsite.core.review import Finding
+
+    end, value = entry.window.end, str(entry.raw.get("valid_to", ""))
+    when = f"at {end:%Y-%m-%d %H:%M} UTC" if end and not is_day(value) else f"at the end of {value}"
+    return Finding(
+        "expired",
+        (entry.id,),
+        (entry.filename,),
+        f"{entry.short_id}: expired {when} (valid_to): it is left out of the index; amend it "
+        f"with a later --valid-to if it still holds, or retire it",
+    )

@@ -299,7 +299,7 @@ def markdown_file(entry: Entry, obj: Mapping[str, Any], status: str) -> str:
         "confidence": entry.confidence,
         "tags": list(entry.tags),
     }
-    for key in ("key", "agent", "reason"):
+    for key in ("key", "agent", "reason", "valid_from", "valid_to"):
         if obj.get(key):
             meta[key] = obj[key]
     if entry.supersedes:

@@ -15,7 +15,14 @@ from datetime import datetime
 from typing import Any, NamedTuple
 
 from memsite.core.anchors import Anchor
-from memsite.core.entry import REASON_MAX, check_value, format_created
+from memsite.core.entry import (
+    REASON_MAX,
+    WINDOW_KEYS,
+    check_value,
+    format_created,
+    is_day,
+    parse_bound,
+)
 from memsite.core.hidden import hidden_problem
 from memsite.core.ids import is_uuid
 from memsite.core.schema import CONFIDENCES
@@ -112,6 +119,32 @@ def _check_supersedes(supersedes: Iterable[str]) -> list[str]:
     return sup
 
 
+def check_window(valid_from: str | None, valid_to: str | None) -> dict[str, str]:
+    """The window of a new entry as written: each bound a day (kept as given) or a time (in
+    UTC with milliseconds, as ``created``); an empty or absent one is left open."""
+    window: dict[str, str] = {}
+    moments: list[datetime] = []
+    for name, value in zip(WINDOW_KEYS, (valid_from, valid_to), strict=True):
+        value = value.strip() if value is not None else ""
+        if not value:
+            continue
+        try:
+            moment = parse_bound(value, end=name == "valid_to")
+        except ValueError:
+            raise InvalidInputError(
+                f"invalid {name} {value[:40]!r}: use a date (2026-03-31) or a UTC time "
+                "(2026-03-31T18:00:00Z)"
+            ) from None
+        window[name] = value if is_day(value) else format_created(moment)
+        moments.append(parse_bound(window[name], end=name == "valid_to"))  # as it reads back
+    if len(moments) == 2 and moments[1] <= moments[0]:
+        raise InvalidInputError(
+            f"valid_to {window['valid_to']} is not after valid_from {window['valid_from']}: "
+            "give a window that ends after it starts"
+        )
+    return window
+
+
 def build_entry(
     *,
     content: str,
@@ -127,6 +160,8 @@ def build_entry(
     reason: str | None = None,
     anchors: Sequence[Anchor] = (),
     limits: Limits = _LIMITS,
+    valid_from: str | None = None,
+    valid_to: str | None = None,
 ) -> dict[str, Any]:
     """Validate a new entry strictly and return its on-disk object (key order fixed)."""
     _check_category(category, categories)
@@ -138,6 +173,7 @@ def build_entry(
     if key is not None:
         check_name("key", key)
     sup = _check_supersedes(supersedes)
+    window = check_window(valid_from, valid_to)
     reason = reason.strip() if reason is not None and reason.strip() else None
     if reason is not None:
         check_text("reason", reason, REASON_MAX)
@@ -159,6 +195,7 @@ def build_entry(
         obj["key"] = key
     if reason is not None:
         obj["reason"] = reason
+    obj.update(window)
     if anchors:
         obj["anchors"] = [a.as_dict() for a in anchors]
     return obj

@@ -33,6 +33,7 @@ from memsite.core.standing import (
     links_of,
     overdue,
     stale_marker,
+    window_state,
 )
 from memsite.errors import InvalidInputError
 from memsite.files import file_kind
@@ -103,7 +104,8 @@ def standings(
         tree = tree or work_tree(memory)
         states = locate_all(tree, (a for group in anchored.values() for a in group))
         tree.save()
-    today = memory.now().date()
+    now = memory.now()
+    today = now.date()
     found = {}
     for entry in entries:
         mine = about[entry.id]
@@ -115,6 +117,9 @@ def standings(
             links=links_of(entry.id, mine),
             stale=overdue(days, confirmed.date(), today) is not None,
             confirmed=confirmed,
+            window=window_state(entry.window, now),
+            valid_from=entry.raw.get("valid_from") or None,
+            valid_to=entry.raw.get("valid_to") or None,
         )
     return found
 

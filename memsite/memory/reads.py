@@ -83,7 +83,7 @@ def read(memory: Memory, ref: str) -> dict[str, Any]:
     ]
     return entry_json(
         entry,
-        status=result.status[entry.id],
+        status=shapes.shown_status(result.status[entry.id], extra),
         superseded_by=list(result.superseded_by.get(entry.id, [])),
         chain=chain,
         file=entry.filename,
@@ -158,7 +158,11 @@ def list_entries(
         _check_tag(memory, tag)
     found = _standing_fields(memory, chosen)
     if include_all:
-        return [entry_json(e, status=result.status[e.id], **found[e.id]) for e in chosen]
+        status = result.status
+        return [
+            entry_json(e, status=shapes.shown_status(status[e.id], found[e.id]), **found[e.id])
+            for e in chosen
+        ]
     return [entry_json(e, **found[e.id]) for e in chosen]
 
 
@@ -204,7 +208,8 @@ def search(
             out.append({**hit, "score": key[0]})
         elif include_all:
             entry = entries[hit.id]
-            out.append(entry_json(entry, score=key[0], status=hit.status, **flags[hit.id]))
+            status = shapes.shown_status(hit.status, flags[hit.id])
+            out.append(entry_json(entry, score=key[0], status=status, **flags[hit.id]))
         else:
             out.append(entry_json(entries[hit.id], score=key[0], **flags[hit.id]))
     if expand:
@@ -298,7 +303,7 @@ def _linked(
     for other in shown:
         fields: dict[str, Any] = {"via": reached[other], **extra[other]}
         if include_all:
-            fields["status"] = statuses.get(other)
+            fields["status"] = shapes.shown_status(statuses.get(other), extra[other])
         out.append(entry_json(others[other], **fields))
     return out
 

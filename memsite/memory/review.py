@@ -1,5 +1,6 @@
 """`memsite review`: every finding, assembled in the order the checks run (the store's own
-files, entry files, compaction, the pass over the facts' texts, dates, anchors, staleness);
+files, entry files, compaction, the pass over the facts' texts, dates, anchors, staleness,
+expiry);
 the rules and messages of each kind are ``core.review``'s.
 
 The pass over the texts (secrets, near duplicates, conflicts) is most of a review's time: its
@@ -50,6 +51,7 @@ def findings(
     it saw the same entries with the same statuses as this read of the store. ``own``: the
     store's own files, looked at already (``derived.report``)."""
     from memsite.memory import derived
+    from memsite.memory.windows import expired_findings
 
     state = memory.state()
     result = state.result
@@ -66,6 +68,7 @@ def findings(
     found += scanned.conflicts
     found += drift_findings(memory)
     found += stale_findings(memory)
+    found += expired_findings(memory)
     found += _held_findings(memory)
     return found
 

@@ -9,6 +9,7 @@ from typing import Any, TypedDict
 
 from memsite.core.entry import Entry
 from memsite.core.records import Record
+from memsite.core.schema import ACTIVE, EXPIRED
 from memsite.core.secrets import redact, redact_object
 
 
@@ -23,6 +24,24 @@ class AddOptions(TypedDict, total=False):
     key: str | None
     allow_secret: bool
     anchors: Iterable[str]
+    valid_from: str | None
+    valid_to: str | None
+
+
+class AmendOptions(TypedDict, total=False):
+    """What `amend` takes besides the entry and its new content (``writes.amend``)."""
+
+    agent: str | None
+    allow_secret: bool
+    anchors: Iterable[str] | None
+    valid_from: str | None
+    valid_to: str | None
+
+
+def shown_status(status: str | None, flags: Mapping[str, Any]) -> str | None:
+    """A fact's status as outputs print it: an active fact past its valid_to (``flags``: its
+    standing's fields) is ``expired``, which compaction never decides (see ``windows``)."""
+    return EXPIRED if status == ACTIVE and flags.get(EXPIRED) else status
 
 
 def entry_json(entry: Entry, **extra: Any) -> dict[str, Any]:

@@ -57,12 +57,16 @@ def _flags(memory: Memory) -> dict[str, str]:
 
 
 def _markers_stamp(memory: Memory, flags: Mapping[str, str]) -> str:
-    """What index.md depends on besides the entries: the marked facts, and the day when
-    staleness is on (a fact goes stale as days pass)."""
+    """What index.md depends on besides the entries: the marked facts, the day when
+    staleness is on (a fact goes stale as days pass), and the facts out of their validity
+    window (one leaves or joins the index as its window closes or opens)."""
+    from memsite.memory.windows import out_of_window
+
     day = memory.now().date().isoformat() if memory.config.review_after is not None else ""
-    if not flags and not day:
+    closed = out_of_window(memory)
+    if not flags and not day and not closed:
         return ""
-    text = day + "".join(f"\n{i}{m}" for i, m in sorted(flags.items()))
+    text = day + "".join(f"\n{i}{m}" for i, m in sorted({**flags, **closed}.items()))
     return f"{zlib.crc32(text.encode()):08x}"
 
 
@@ -109,21 +113,24 @@ def _index_texts(
     flags: Mapping[str, str] | None = None,
 ) -> Rendered:
     """``choose(render)``: the index rendered for one or more budgets, from one read of it.
-    Only facts the gate lets through are offered (``memory.trust``); drifted and stale facts
-    (``flags``: id → marker) come after the others, marked; facts the full secret scan flagged
-    are redacted with it (their kept bullets had the quick scan). The framing line opens the
-    text, and lines saying how many facts did not fit and how many were held back end it."""
+    Only facts the gate lets through and that hold now are offered (``memory.trust``,
+    ``memory.windows``); drifted and stale facts (``flags``: id → marker) come after the
+    others, marked; facts the full secret scan flagged are redacted with it (their kept
+    bullets had the quick scan). The framing line opens the text, and lines saying how many
+    facts did not fit and how many were held back end it."""
     from memsite.core.budget import INDEX_HEADER, frame_cost, framed, render_items, unframed
     from memsite.core.compaction import category_order
     from memsite.core.estimate import estimate_tokens
     from memsite.memory.trust import current
+    from memsite.memory.windows import out_of_window
 
     index = memory.index()
     flags = _flags(memory) if flags is None else flags
     gate = current(memory)
     with index.views.reading():
         found = index.views.index_items()
-        items = {c: [i for i in group if i.id not in gate.held] for c, group in found.items()}
+        left = gate.held.keys() | out_of_window(memory).keys()
+        items = {c: [i for i in group if i.id not in left] for c, group in found.items()}
         present = index.entries.categories()
         marked = _special_lines(memory, items, flags, gate.approved)
         sections = {

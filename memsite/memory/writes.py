@@ -85,7 +85,8 @@ def add(
 ) -> dict[str, Any]:
     """Write one entry, unless an active entry of the category already says the same.
 
-    ``fields`` are reason, confidence, agent and key. Text that looks like a credential is
+    ``fields`` are reason, confidence, agent, key, valid_from and valid_to (its validity
+    window: a fact out of it now is written, with a warning). Text that looks like a credential is
     refused unless ``allow_secret`` marks a reviewed false positive (recorded in the entry).
     ``anchors`` are ``PATH[:START-END]`` specs (or anchors made already).
     """
@@ -116,7 +117,22 @@ def add(
         if obj.get("key"):
             answer["warnings"] += _overridden_on_arrival(memory, obj)
         answer["warnings"] += _conflicts_on_arrival(memory, obj)
+        answer["warnings"] += _out_of_window(memory, obj)
     return answer
+
+
+def _out_of_window(memory: Memory, obj: dict[str, Any]) -> list[str]:
+    """Said when the new fact does not hold now, so that the writer knows agents do not get
+    it (a past fact recorded for its history, or one that starts later)."""
+    from memsite.core.entry import read_window
+    from memsite.core.standing import EXPIRED, window_state
+
+    state = window_state(read_window(obj), memory.now())
+    if state is None:
+        return []
+    if state == EXPIRED:
+        return [f"valid_to {obj['valid_to']} is past: the fact is expired, out of the index"]
+    return [f"valid_from {obj['valid_from']} is ahead: the fact stays out of the index until then"]
 
 
 CONFLICT_CANDIDATES = 20  # the active facts of its category a search ranks first, per query
@@ -231,9 +247,12 @@ def amend(
     agent: str | None = None,
     allow_secret: bool = False,
     anchors: Iterable[str] | None = None,
+    valid_from: str | None = None,
+    valid_to: str | None = None,
 ) -> dict[str, Any]:
     """Supersede an entry with new content, keeping its category, key, tags and confidence;
-    and its anchors, pinned to the files as they are now, unless ``anchors`` are given."""
+    its validity window, each side unless given (an empty one opens it); and its anchors,
+    pinned to the files as they are now, unless ``anchors`` are given."""
     from memsite.memory.anchors import carried_anchors
 
     old = memory.resolve(ref)
@@ -258,6 +277,8 @@ def amend(
         reason="amended",
         allow_secret=allow_secret,
         anchors=kept,
+        valid_from=old.raw.get("valid_from") if valid_from is None else valid_from,
+        valid_to=old.raw.get("valid_to") if valid_to is None else valid_to,
     )
     answer["warnings"] = [*warnings, *answer["warnings"]]
     return answer

@@ -1,5 +1,6 @@
-"""What the portal shows of a fact beyond its status: badges (stale, drifted, verified), its
-anchors and their state today, its typed links, its verifications and its retirement. Pure.
+"""What the portal shows of a fact beyond its status: badges (stale, drifted, expired,
+upcoming, verified), its validity window, its anchors and their state today, its typed links,
+its verifications and its retirement. Pure.
 
 The memory gives each fact's standing once per build (``memory.portal_input``);
 :func:`claims_of` turns them into :class:`FactClaims` here, and ``derive.build_portal``
@@ -18,7 +19,7 @@ from memsite.core.anchors import CHANGED, DRIFTED, MISSING, RENAMED, Anchor, Loc
 from memsite.core.entry import format_created
 from memsite.core.records import Record
 from memsite.core.schema import ACTIVE, RETIRED
-from memsite.core.standing import Standing
+from memsite.core.standing import EXPIRED, UPCOMING, Standing
 
 if TYPE_CHECKING:
     from memsite.core.compaction import Compaction
@@ -112,6 +113,10 @@ class FactClaims:
     retired: Dated | None = None
     confirmed: str | None = None  # stale: the day it was written or last verified
     pinned: str | None = None  # drifted: the day of its last re-pinning (None: as written)
+    expired: bool = False  # in force, but past its valid_to
+    upcoming: bool = False  # in force, but before its valid_from
+    valid_from: str | None = None  # its validity window, as the entry gives it
+    valid_to: str | None = None
 
     @property
     def verified(self) -> str | None:
@@ -125,14 +130,20 @@ class FactClaims:
     @property
     def flags(self) -> tuple[tuple[str, bool], ...]:
         """What an entry's JSON file adds (as ``read --json`` does): present when they apply."""
-        return tuple(
-            (name, True) for name, on in (("drifted", self.drifted), ("stale", self.stale)) if on
+        named = (
+            ("drifted", self.drifted),
+            ("stale", self.stale),
+            (EXPIRED, self.expired),
+            (UPCOMING, self.upcoming),
         )
+        return tuple((name, True) for name, on in named if on)
 
     @property
-    def badges(self) -> tuple[bool, bool, str | None]:
-        """What cards show (the part of the claims an entry view carries)."""
-        return (self.stale, self.drifted, self.verified)
+    def badges(self) -> tuple[bool, bool, str | None, str | None]:
+        """What cards show (the part of the claims an entry view carries): stale, drifted,
+        verified, and EXPIRED or UPCOMING (None: it holds now)."""
+        window = EXPIRED if self.expired else UPCOMING if self.upcoming else None
+        return (self.stale, self.drifted, self.verified, window)
 
 
 def _lines(lines: tuple[int, int] | None) -> str | None:
@@ -167,9 +178,10 @@ def fact_claims(
     retirement: Record | None = None,
     base: str | None = None,
 ) -> FactClaims:
-    """The claims of one fact. Only a fact in force is stale or drifted: a badge on a
-    superseded or retired one would send a reader to check what nobody relies on."""
+    """The claims of one fact. Only a fact in force is stale, drifted, expired or upcoming: a
+    badge on a superseded or retired one would send a reader to check what nobody relies on."""
     stale, drifted = active and standing.stale, active and standing.drifted
+    window = standing.window if active else None
     repinned = [r for r in standing.verified if r.anchors]
     return FactClaims(
         stale=stale,
@@ -183,6 +195,10 @@ def fact_claims(
             for link in standing.links
         ),
         retired=_dated(retirement) if retirement is not None else None,
+        expired=window == EXPIRED,
+        upcoming=window == UPCOMING,
+        valid_from=standing.valid_from,
+        valid_to=standing.valid_to,
     )
 
 

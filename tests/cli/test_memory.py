@@ -320,3 +320,76 @@ def test_sessions_list_counts_one_line_in_the_singular(runner: Invoke) -> None:
     runner("log", "Started", "--session", "s-1")
     (row,) = runner("sessions", "list").stdout.splitlines()
     assert row.endswith("  1 line, 0 open")
+
+
+def test_valid_from_and_valid_to_write_a_window_that_outputs_flag(
+    runner: Invoke, store_root: Path
+) -> None:
+    """The real clock: a window that closed in 2001 is expired, one opening in 2999 upcoming."""
+    old = add(
+        runner, "Deploys froze for Y2K", "--valid-from", "1999-12-01", "--valid-to", "2001-01-01"
+    )
+    ahead = add(runner, "The API moves to v9", "--valid-from", "2999-01-01T09:00:00+01:00")
+    add(runner, "Use pnpm")
+    obj = json.loads(Path(str(old["path"])).read_text())
+    assert (obj["valid_from"], obj["valid_to"]) == ("1999-12-01", "2001-01-01")
+    assert json.loads(Path(str(ahead["path"])).read_text())["valid_from"] == (
+        "2999-01-01T08:00:00.000Z"
+    )
+    assert (
+        "the fact is expired"
+        in runner("add", "Old rule", "-c", "conventions", "--valid-to", "2001-01-01").stderr
+    )
+    listed = runner("list").stdout
+    assert re.search(r"Deploys froze for Y2K  \[expired\]$", listed, re.M)
+    assert re.search(r"The API moves to v9  \[upcoming\]$", listed, re.M)
+    assert re.search(r"Use pnpm$", listed, re.M)
+    every = runner("list", "--all").stdout
+    assert re.search(r"Deploys froze for Y2K  \[expired\]$", every, re.M)  # the status says it
+    assert re.search(r"The API moves to v9  \[active\]  \[upcoming\]$", every, re.M)
+    rows = {r["content"]: r for r in runner("list", "--json").json()}
+    assert rows["Deploys froze for Y2K"]["expired"] is True
+    assert rows["The API moves to v9"]["upcoming"] is True
+    read = runner("read", str(old["id"])).stdout
+    assert "status:      expired\n" in read
+    assert "valid:       1999-12-01 to 2001-01-01\n" in read
+    context = runner("context").stdout
+    assert "Use pnpm" in context and "Y2K" not in context and "v9" not in context
+    review = runner("review", "--json").json()["findings"]
+    assert old["id"] in {f["ids"][0] for f in review if f["kind"] == "expired"}
+    assert ahead["id"] not in {i for f in review for i in f["ids"]}
+
+
+def test_amend_keeps_the_window_and_an_empty_value_clears_a_side(runner: Invoke) -> None:
+    first = add(runner, "Deploys froze for Y2K", "--valid-to", "2001-01-01")
+    kept = runner("amend", str(first["id"]), "Deploys froze for Y2K and 2001", "--json").json()
+    assert runner("read", kept["id"], "--json").json()["valid_to"] == "2001-01-01"
+    cleared = runner("amend", kept["id"], "Deploys freeze", "--valid-to", "", "--json").json()
+    row = runner("read", cleared["id"], "--json").json()
+    assert "valid_to" not in row and row["status"] == "active"
+    moved = runner(
+        "amend", cleared["id"], "Deploys freeze.", "--valid-from", "2999-01-01", "--json"
+    )
+    assert runner("read", moved.json()["id"], "--json").json()["upcoming"] is True
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--valid-to", "2026-02-30"], "invalid valid_to '2026-02-30': use a date (2026-03-31)"),
+        (["--valid-from", "soon"], "invalid valid_from 'soon': use a date"),
+        (["--valid-from", "2026-04-02", "--valid-to", "2026-04-01"], "is not after valid_from"),
+    ],
+)
+def test_a_bad_window_is_one_error_line(
+    runner: Invoke, store_root: Path, args: list[str], message: str
+) -> None:
+    result = runner("add", "Deploys freeze", "-c", "operations", *args)
+    assert result.exit_code == 1 and result.stdout == ""
+    assert result.stderr.startswith("Error: ") and message in result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert not list((store_root / "entries").glob("*.json"))
+    fact = add(runner, "Use pnpm")
+    amended = runner("amend", str(fact["id"]), "Use pnpm 9", *args)
+    assert amended.exit_code == 1 and message in amended.stderr
+    assert amended.stderr.count("\n") == 1

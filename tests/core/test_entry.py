@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memsite.core.entry import filename_for, format_created, parse_created
 from memsite.core.text import normalize, word_tokens
@@ -141,3 +143,81 @@ def test_word_tokens_split_cjk_per_character() -> None:
 
 def test_split_tags_accepts_commas_and_repeats() -> None:
     assert split_tags(["a,b", " C ", "a"]) == ["a", "b", "c"]
+
+
+# --- validity windows ----------------------------------------------------------------------------
+
+DAY = datetime(2026, 3, 31, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    ("window", "start", "end"),
+    [
+        ({}, None, None),
+        ({"valid_from": None, "valid_to": ""}, None, None),  # null or empty: open
+        ({"valid_from": "2026-03-31"}, DAY, None),  # a day from its start
+        ({"valid_to": "2026-03-31"}, None, DAY + timedelta(days=1)),  # through its end (UTC)
+        ({"valid_from": "2026-03-31", "valid_to": "2026-03-31"}, DAY, DAY + timedelta(days=1)),
+        ({"valid_to": "2026-03-31T20:00:00+02:00"}, None, DAY + timedelta(hours=18)),
+        ({"valid_from": "2026-03-31T06:00:00.5Z"}, DAY + timedelta(hours=6, seconds=0.5), None),
+        (
+            {"valid_from": "0001-01-02", "valid_to": "9999-12-29"},
+            datetime(1, 1, 2, tzinfo=UTC),
+            datetime(9999, 12, 30, tzinfo=UTC),
+        ),
+    ],
+)
+def test_a_validity_window_is_read_from_the_file(
+    window: dict[str, object], start: datetime | None, end: datetime | None
+) -> None:
+    entry = parse_entry(json.dumps({**GOOD, **window}).encode(), "x.json")
+    assert entry.window == (start, end)
+    assert all(entry.raw[k] == v for k, v in window.items())  # kept as written
+
+
+@pytest.mark.parametrize(
+    ("window", "message"),
+    [
+        ({"valid_from": 20260331}, "'valid_from' must be a date"),
+        ({"valid_to": ["2026-03-31"]}, "'valid_to' must be a date"),
+        ({"valid_to": "2026-02-30"}, "'valid_to' is not a date"),
+        ({"valid_from": "31/03/2026"}, "'valid_from' is not a date"),
+        ({"valid_from": "2026-3-31"}, "'valid_from' is not a date"),
+        ({"valid_to": "9999-12-31"}, "'valid_to' is not a date"),  # its end overflows
+        ({"valid_from": "2026-04-01", "valid_to": "2026-03-31"}, "'valid_to' is not after"),
+        ({"valid_from": "2026-04-01T00:00:00Z", "valid_to": "2026-04-01T00:00:00Z"}, "not after"),
+    ],
+)
+def test_a_bad_validity_window_makes_the_file_invalid(
+    window: dict[str, object], message: str
+) -> None:
+    with pytest.raises(InvalidEntryFileError, match=message):
+        parse_entry(json.dumps({**GOOD, **window}).encode(), "x.json")
+
+
+WINDOW_VALUES = st.one_of(
+    st.none(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.booleans(),
+    st.text(max_size=40),
+    st.dates().map(date.isoformat),
+    st.datetimes(timezones=st.just(UTC)).map(lambda d: d.isoformat()),
+    st.from_regex(r"[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}:[0-9]{2}Z)?", fullmatch=True),
+    st.lists(st.text(max_size=10), max_size=2),
+)
+
+
+@given(WINDOW_VALUES, WINDOW_VALUES)
+@settings(max_examples=400)
+def test_any_window_value_is_read_or_reported_never_a_crash(start: object, end: object) -> None:
+    obj = {**GOOD, "valid_from": start, "valid_to": end}
+    try:
+        entry = parse_entry(json.dumps(obj).encode(), "x.json")
+    except InvalidEntryFileError:
+        return
+    window = entry.window
+    if window.start is not None and window.end is not None:
+        assert window.start < window.end
+    for bound in window:
+        assert bound is None or bound.tzinfo is not None

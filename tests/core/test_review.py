@@ -30,6 +30,7 @@ from memsite.core.review import (
     unknown_category_findings,
     unsafe_path,
 )
+from memsite.core.standing import expired
 from memsite.core.trust import held_findings
 from tests.conftest import make_entry
 
@@ -75,6 +76,7 @@ def test_every_kind_a_builder_makes_is_ordered_and_explained() -> None:
         *future_findings([a], T - timedelta(days=1)),
         drift(a, [(Anchor("src/x.py", "d" * 40), Located("changed"))]),
         stale(a, T, 90),
+        expired(fact(5, "Deploys are frozen", valid_to="2026-03-31")),
         unsafe_path(".memsite/compacted is a symbolic link"),
         tracked_derived(".memsite/index.md", [".memsite/index.md"]),
         *held_findings(

@@ -72,8 +72,11 @@ def test_key_sets_are_schema_keys() -> None:
         "key",
         "reason",
         "anchors",
+        "valid_from",
+        "valid_to",
     } == schema.SCHEMA_KEYS
-    assert {"id", "category", "created", "confidence"} == schema.CHECKED_VALUES
+    checked = {"id", "category", "created", "confidence", "valid_from", "valid_to"}
+    assert checked == schema.CHECKED_VALUES
     assert {"category", "confidence", "agent", "key"} == schema.REPEATED_VALUES
     assert schema.CHECKED_VALUES <= schema.SCHEMA_KEYS
     assert schema.REPEATED_VALUES <= schema.SCHEMA_KEYS

@@ -16,8 +16,10 @@ from memsite.core.standing import (
     anchor_json,
     confirmed_at,
     current_anchors,
+    expired,
     links_of,
     overdue,
+    window_state,
 )
 from tests.conftest import make_entry
 
@@ -174,3 +176,41 @@ def test_current_anchors_follow_the_latest_repinning() -> None:
         record("verify", B, 3, anchors=[API]),
     ]
     assert current_anchors(fact, repinned) == (DB,)
+
+
+@pytest.mark.parametrize(
+    ("window", "now", "expected"),
+    [
+        ({}, T, None),
+        ({"valid_to": "2026-03-07"}, T, None),  # through the end of its day
+        ({"valid_to": "2026-03-07"}, datetime(2026, 3, 8, tzinfo=UTC), "expired"),
+        ({"valid_to": "2026-03-07T14:30:00Z"}, T - timedelta(microseconds=1), None),
+        ({"valid_to": "2026-03-07T14:30:00Z"}, T, "expired"),  # a time: until then
+        ({"valid_from": "2026-03-08"}, T, "upcoming"),
+        ({"valid_from": "2026-03-07"}, T, None),  # from the start of its day
+        ({"valid_from": "2026-03-07T14:30:01Z"}, T, "upcoming"),
+        ({"valid_from": "2026-01-01", "valid_to": "2026-02-01"}, T, "expired"),
+    ],
+)
+def test_window_state(window: dict[str, str], now: datetime, expected: str | None) -> None:
+    assert window_state(entry(**window).window, now) == expected
+
+
+def test_a_window_adds_its_flag_to_the_fields() -> None:
+    assert Standing(window="expired").fields() == {"expired": True}
+    assert Standing(window="upcoming", stale=True).fields() == {"stale": True, "upcoming": True}
+    assert Standing(valid_from="2026-03-01").fields() == {}  # the window itself is the entry's
+
+
+@pytest.mark.parametrize(
+    ("valid_to", "when"),
+    [
+        ("2026-03-31", "expired at the end of 2026-03-31 (valid_to)"),
+        ("2026-03-31T20:00:00+02:00", "expired at 2026-03-31 18:00 UTC (valid_to)"),
+    ],
+)
+def test_the_expired_finding_says_when(valid_to: str, when: str) -> None:
+    found = expired(entry(valid_to=valid_to))
+    assert found.kind == "expired" and found.ids == (A,) and found.files == ("a.json",)
+    assert found.message.startswith(f"{A[:8]}: {when}: it is left out of the index")
+    assert found.message.endswith("or retire it")

@@ -95,3 +95,13 @@ def test_a_manifest_of_any_text_never_raises(text: str) -> None:
 def test_a_manifest_of_any_json_never_raises(value: object) -> None:
     manifest_files(json.dumps({"files": value}))
     manifest_files(json.dumps(value))
+
+
+def test_a_markdown_file_carries_the_validity_window() -> None:
+    from memsite.core.transfer import markdown_file
+
+    windowed = entry("Deploys are frozen", "2026-03-07T10:00:00.000Z", valid_to="2026-03-31")
+    text = markdown_file(windowed, windowed.raw, "active")
+    assert 'valid_to: "2026-03-31"\n' in text and "valid_from" not in text
+    plain = entry("Use pnpm", "2026-03-07T10:00:00.000Z")
+    assert "valid_" not in markdown_file(plain, plain.raw, "active")

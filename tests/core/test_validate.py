@@ -78,6 +78,8 @@ def test_the_object_has_its_keys_in_order() -> None:
         key="package-manager",
         reason="  newer version  ",
         anchors=[anchor],
+        valid_from="2026-03-01",
+        valid_to="2026-03-31",
     )
     assert obj == {
         "id": ID,
@@ -90,6 +92,8 @@ def test_the_object_has_its_keys_in_order() -> None:
         "confidence": "high",
         "key": "package-manager",
         "reason": "newer version",
+        "valid_from": "2026-03-01",
+        "valid_to": "2026-03-31",
         "anchors": [{"path": "src/db.py", "blob": "d" * 40}],
     }
     assert list(obj) == [
@@ -103,6 +107,8 @@ def test_the_object_has_its_keys_in_order() -> None:
         "confidence",
         "key",
         "reason",
+        "valid_from",
+        "valid_to",
         "anchors",
     ]
 
@@ -221,3 +227,53 @@ def test_check_imported_keeps_core_entry_rules_and_passes_clean_objects() -> Non
     check_imported({"content": "Use pnpm \U0001f469\u200d\U0001f4bb", "tags": ["a"], "n": 1.5})
     with pytest.raises(InvalidEntryFileError):
         check_imported({"content": "a\ud800"})
+
+
+@pytest.mark.parametrize(
+    ("given", "written"),
+    [
+        ({"valid_from": "2026-03-31"}, {"valid_from": "2026-03-31"}),
+        ({"valid_to": " 2026-03-31 "}, {"valid_to": "2026-03-31"}),
+        ({"valid_to": "2026-03-31T20:00:00+02:00"}, {"valid_to": "2026-03-31T18:00:00.000Z"}),
+        ({"valid_from": "", "valid_to": None}, {}),  # empty: open (amend clears a side so)
+        (
+            {"valid_from": "2026-03-31", "valid_to": "2026-03-31"},
+            {"valid_from": "2026-03-31", "valid_to": "2026-03-31"},
+        ),
+    ],
+)
+def test_a_window_is_written_as_a_day_or_a_utc_time(
+    given: dict[str, object], written: dict[str, str]
+) -> None:
+    obj = build(**given)
+    assert {k: obj[k] for k in ("valid_from", "valid_to") if k in obj} == written
+    entry = entry_from_object(obj)  # reads back as it was meant
+    assert (entry.window.start is None) == ("valid_from" not in written)
+
+
+@pytest.mark.parametrize(
+    ("given", "message"),
+    [
+        (
+            {"valid_to": "2026-02-30"},
+            "invalid valid_to '2026-02-30': use a date (2026-03-31) or "
+            "a UTC time (2026-03-31T18:00:00Z)",
+        ),
+        ({"valid_from": "tomorrow"}, "invalid valid_from 'tomorrow'"),
+        ({"valid_from": "2026-03-31T18:00Z"}, "invalid valid_from '2026-03-31T18:00Z'"),
+        (
+            {"valid_from": "2026-04-01", "valid_to": "2026-03-31"},
+            "valid_to 2026-03-31 is not after valid_from 2026-04-01: give a window that ends after "
+            "it starts",
+        ),
+        # equal to the millisecond once written: an empty window
+        (
+            {"valid_from": "2026-04-01T00:00:00.0001Z", "valid_to": "2026-04-01T00:00:00.0009Z"},
+            "is not after valid_from",
+        ),
+    ],
+)
+def test_a_bad_window_is_refused_in_one_line(given: dict[str, object], message: str) -> None:
+    with pytest.raises(InvalidInputError) as caught:
+        build(**given)
+    assert message in str(caught.value) and "\n" not in str(caught.value)

@@ -122,3 +122,41 @@ def test_a_retire_reason_that_looks_like_a_secret_is_refused(store_root: Path) -
         assert "secret" in text.lower() or "credential" in text.lower()
 
     session(store_root, body)
+
+
+def test_memory_write_takes_a_validity_window(store_root: Path) -> None:
+    """The real clock: a window that closed in 2001 is expired, one opening in 2999 upcoming."""
+
+    async def body(client: Client) -> None:
+        tools = {t.name: t for t in (await client.list_tools()).tools}
+        properties = tools["memory_write"].input_schema["properties"]
+        assert {"valid_from", "valid_to"} <= set(properties)
+        assert "valid_from" in str(tools["memory_write"].description)
+        old = await call(
+            client,
+            "memory_write",
+            content="Deploys froze for Y2K",
+            category="operations",
+            valid_from="1999-12-01",
+            valid_to="2001-01-01",
+        )
+        assert any("expired" in w for w in old["warnings"])
+        ahead = await call(
+            client,
+            "memory_write",
+            content="The API moves to v9",
+            category="operations",
+            valid_from="2999-01-01",
+        )
+        listed = {e["id"]: e for e in (await call(client, "memory_list"))["entries"]}
+        assert listed[old["id"]]["expired"] is True
+        assert listed[old["id"]]["valid_to"] == "2001-01-01"
+        assert listed[ahead["id"]]["upcoming"] is True
+        read = await call(client, "memory_read", id=old["id"])
+        assert read["status"] == "expired"
+        text = await fail(
+            client, "memory_write", content="Soon", category="operations", valid_to="2026-02-30"
+        )
+        assert text.startswith("invalid valid_to '2026-02-30'") and "\n" not in text
+
+    session(store_root, body)

@@ -338,3 +338,54 @@ def test_a_redacted_anchor_path_loses_its_link() -> None:
         ("keys/[REDACTED].txt", None),
         ("README.md", BASE + "README.md"),
     ]
+
+
+def test_an_expired_fact_has_a_banner_its_window_and_a_badge(tmp_path: Path) -> None:
+    """Rendered from a real store judged with a fixed clock (no site is built)."""
+    from memsite.portal.gather import portal_for
+    from memsite.portal.render import Renderer
+
+    store_root, _ = Store.init(tmp_path / ".memsite")
+    clock = Clock(datetime(2026, 3, 1, 9, 0, tzinfo=UTC))
+    memory = Memory(Store(store_root.root), store_root.load_config(), clock, cwd=tmp_path)
+    ids = {
+        "freeze": memory.add("Deploys are frozen", "operations", valid_to="2026-03-31")["id"],
+        "move": memory.add("The office moves", "operations", valid_from="2026-05-01")["id"],
+        "plain": memory.add("Backups run nightly", "operations")["id"],
+    }
+    renderer = Renderer()
+
+    def page(moment: datetime, name: str) -> str:
+        clock.moment = moment
+        portal = portal_for(memory.reopen())
+        return renderer.entry_page(portal.page(ids[name])).body
+
+    april = datetime(2026, 4, 2, tzinfo=UTC)
+    html = page(april, "freeze")
+    banner = banner_of(html, "expired")
+    assert html.index("memsite-banner--expired") < html.index("<h1")
+    assert '<p class="admonition-title">Expired: it no longer holds</p>' in banner
+    assert '<time datetime="2026-03-31">2026-03-31</time>' in banner
+    assert f"<code>memsite retire {ids['freeze'][:8]}</code>" in banner
+    assert ">Expired</span>" in html
+    assert '<tr><th>Valid</th><td>through <time datetime="2026-03-31">' in html
+    assert "memsite-banner--expired" not in page(datetime(2026, 3, 31, 23, tzinfo=UTC), "freeze")
+    upcoming = page(april, "move")
+    assert "memsite-banner--upcoming" in upcoming and ">Upcoming</span>" in upcoming
+    assert '<tr><th>Valid</th><td>from <time datetime="2026-05-01">' in upcoming
+    plain = page(april, "plain")
+    assert "<th>Valid</th>" not in plain and "memsite-banner--" not in plain
+    # the category page's card marks it; index.md (the portal's too) leaves it out
+    portal = portal_for(memory.reopen())
+    (operations,) = [c for c in portal.categories if c.name == "operations"]
+    cards = renderer.category_pages(operations)[0].body
+    card = cards.split(f"entries/{ids['freeze']}/", 1)[1].split("</p>", 1)[0]
+    assert ">Expired</span>" in card
+    assert "Deploys are frozen" not in portal.index_md and "Backups run nightly" in portal.index_md
+    flags = json.loads(portal.json_sources[ids["freeze"]].text())
+    assert flags["expired"] is True and flags["valid_to"] == "2026-03-31"
+    retired = memory.retire(ids["freeze"], "the freeze is over")
+    assert retired
+    gone = page(april, "freeze")
+    assert "memsite-banner--expired" not in gone and ">Expired</span>" not in gone  # not in force
+    assert '<tr><th>Valid</th><td>through <time datetime="2026-03-31">' in gone  # still shown

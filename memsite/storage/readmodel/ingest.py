@@ -223,7 +223,8 @@ def _insert_rows(
     (None: to be decided)."""
     db.executemany(
         "INSERT INTO entries(n, file, id, category, created, confidence, key, digest, words, "
-        "length, data, anchors, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        "length, data, anchors, opens, closes, status) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [(n, *item.columns, status) for n, item in enumerate(prepared, start)],
     )
 

@@ -76,7 +76,7 @@ class Prepared(NamedTuple):
     """An entry file made ready for the index."""
 
     columns: tuple[Any, ...]  # file, id, category, created, confidence, key, digest, words,
-    # length, data, anchors (how many)
+    # length, data, anchors (how many), opens, closes (the validity window's timestamps)
     supersedes: tuple[str, ...]
     body: str
     meta: str
@@ -297,6 +297,7 @@ def _prepared(entry: Entry, words: set[str]) -> Prepared:
         len(body) + len(meta),
         marshal.dumps(row),
         len(entry.anchors),
+        *(None if bound is None else bound.timestamp() for bound in entry.window),
     )
     anchors = tuple((a.path, a.blob, *(a.lines or (None, None)), a.span) for a in entry.anchors)
     return Prepared(

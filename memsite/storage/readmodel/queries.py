@@ -160,6 +160,16 @@ class Entries:
             found.setdefault(entry_id, []).append(Anchor(path, blob, lines, span))
         return found
 
+    def windows(self) -> list[tuple[str, float | None, float | None]]:
+        """(id, opens, closes) of every active entry with a validity window (timestamps;
+        None: that side is open), read from its columns (no entry is rebuilt)."""
+        found = self.index.sync().execute(
+            "SELECT id, opens, closes FROM entries INDEXED BY entries_windowed "
+            "WHERE status = ? AND (opens IS NOT NULL OR closes IS NOT NULL) ORDER BY id",
+            (ACTIVE,),
+        )
+        return found.fetchall()
+
     def categories(self) -> list[str]:
         """The categories entries are in (configured or not)."""
         return [r[0] for r in self.index.sync().execute("SELECT DISTINCT category FROM entries")]
