@@ -28,8 +28,8 @@ def status(memory: Memory) -> dict[str, Any]:
             f"(pass --store {store.relative(store.shadowed)} to use the other)"
         )
     return {
-        "store": str(store.root),
-        "layout": "leanspec" if store.leanspec else "memsite",
+        "store": str(store.origin.root),  # a past state's: the store it was cut from
+        "layout": "leanspec" if store.origin.leanspec else "memsite",
         "notes": notes,
         **derived.status_fields(own),
         **counts(state.result),

@@ -120,7 +120,7 @@ def _survey(memory: Memory, saved: dict[str, Any], git: Any, stats: dict[str, An
 
     if git == ("none",):
         return OFF
-    store = memory.store
+    store = memory.store.origin  # a past state's files are judged by the store's git
     top = memory.project_top()
     prefix = show_prefix(store.entries_dir)
     if git is not None and saved.get("git") == git and isinstance(saved.get("reviewed"), dict):
@@ -150,11 +150,14 @@ def _find(memory: Memory, key: tuple[Any, ...]) -> Trust:
     new = {entry_id for entry_id, name in active if name not in scanned}
     for entry in index.entries.with_ids(new) if new else ():
         scanned[entry.filename] = content_flag(entry.content)
+    origin = store.origin  # files written in this clone: the store's ledger
     local = frozenset(
         name
-        for name, crc in written(store).items()
-        if name not in found.reviewed and unchanged(store, name, crc)
+        for name, crc in written(origin).items()
+        if name not in found.reviewed and unchanged(origin, name, crc)
     )
+    if origin is not store:  # a past state: those of its files
+        local = local.intersection(stats)  # (a frozenset, as the cache's shape check wants)
     approved = approved_ids(index.records.approvals(), found.on, found.reviewed, local)
     held = held_back(active, scanned, found.on, found.reviewed, local, approved)
     outside = frozenset(index.entries.files() - found.reviewed) if found.on else frozenset()
@@ -176,7 +179,7 @@ def provenance(memory: Memory, names: list[str]) -> dict[str, Added]:
     key = _git_key(memory)
     if key == ("none",):
         return {}
-    store = memory.store
+    store = memory.store.origin
     try:
         store.writable(store.cache_dir, children=True)
         store.writable(store.provenance_db)

@@ -1,7 +1,7 @@
 """Git, the one place memsite runs it: every question the other layers ask of git (the work
 tree's top, the store's folder in it, HEAD, the commits that added entry files, renames, a
-pull request's merge base and new files, remotes, the files it tracks), and the hooks that
-recompact.
+pull request's merge base and new files, remotes, the files it tracks, the files and blobs of
+a commit), and the hooks that recompact.
 
 Each hook gets a marked block, appended to any existing hook and replaced (never duplicated)
 when `init --git-hook` runs again; content outside the block is left as it was.
@@ -16,6 +16,7 @@ import subprocess
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import NamedTuple
 
 from memsite.blocks import add_block
 from memsite.errors import GitError, StorageError
@@ -291,3 +292,92 @@ class Repository:
 
     def push(self, remote: str, branch: str, *, force: bool = False) -> None:
         push(self.top, remote, branch, force=force)
+
+
+# --- the memory at a commit (``storage.cuts``) ----------------------------------------------
+
+
+class TreeFile(NamedTuple):
+    """One file at a commit: its mode, blob id, size and path (relative to the top)."""
+
+    mode: str
+    blob: str
+    size: int
+    path: str
+
+
+def commit_and_date(top: Path, ref: str) -> tuple[str, str] | None:
+    """The commit ``ref`` names and its committer date (ISO 8601); None when it names none."""
+    if ref.startswith("-"):
+        return None  # never an option to git
+    done = _answer(top, "log", "-1", "--no-walk", "--format=%H%n%cI", f"{ref}^{{commit}}", "--")
+    lines = done.stdout.split() if done is not None else []
+    return (lines[0], lines[1]) if len(lines) == 2 else None
+
+
+def is_shallow(top: Path) -> bool:
+    done = _answer(top, "rev-parse", "--is-shallow-repository")
+    return done is not None and done.stdout.strip() == "true"
+
+
+def tree_files(top: Path, commit: str, paths: Iterable[str]) -> list[TreeFile]:
+    """The files at ``paths`` (relative to ``top``; a folder ending in ``/``: the files
+    directly in it) at ``commit``, with their sizes: one ``git ls-tree``."""
+    done = run_git(top, "ls-tree", "-l", "-z", "--full-tree", commit, "--", *paths)
+    found = []
+    for line in done.stdout.split("\0"):
+        head, _, path = line.partition("\t")
+        fields = head.split()
+        if len(fields) == 4 and fields[1] == "blob" and fields[3].isdigit():
+            found.append(TreeFile(fields[0], fields[2], int(fields[3]), path))
+    return found
+
+
+def blobs(top: Path, ids: Iterable[str]) -> dict[str, bytes]:
+    """The bytes of each blob in ``ids``, read by one ``git cat-file --batch``."""
+    wanted = sorted(set(ids))
+    if not wanted:
+        return {}
+    try:
+        done = subprocess.run(
+            ["git", "cat-file", "--batch"],
+            cwd=top,
+            input="".join(f"{blob}\n" for blob in wanted).encode(),
+            capture_output=True,
+            check=False,
+        )
+    except OSError as exc:
+        raise GitError(f"cannot run git in {top}: {exc.strerror}") from None
+    if done.returncode != 0:
+        raise GitError(first_line(done.stderr.decode(errors="replace")) or "git cat-file failed")
+    data, at, found = done.stdout, 0, {}
+    while at < len(data):
+        end = data.index(b"\n", at)
+        header = data[at:end].split()
+        at = end + 1
+        if len(header) != 3:  # "<id> missing"
+            continue
+        size = int(header[2])
+        found[header[0].decode()] = data[at : at + size]
+        at += size + 1
+    return found
+
+
+def tags_matching(top: Path, pattern: str) -> list[tuple[str, str, str]]:
+    """(name, commit, date) of the tags matching the glob ``pattern``, oldest first (by the
+    tag's date: the tagger's, else the commit's; then by version); one ``git for-each-ref``."""
+    done = _answer(
+        top,
+        "for-each-ref",
+        "--sort=version:refname",  # ties (tags of one second) in version order
+        "--sort=creatordate",
+        "--format=%(refname:strip=2)%00%(objectname)%00%(*objectname)%00%(creatordate:iso-strict)",
+        f"refs/tags/{pattern}",
+    )
+    found = []
+    for line in done.stdout.splitlines() if done is not None else []:
+        fields = line.split("\0")
+        if len(fields) == 4:
+            name, plain, peeled, date = fields
+            found.append((name, peeled or plain, date))
+    return found

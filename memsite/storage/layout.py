@@ -70,8 +70,13 @@ def _add_gitattributes(path: Path) -> bool:
 class Store:
     """A memory store: the folder that holds ``entries/``, and every path inside it."""
 
-    def __init__(self, root: Path, *, shadowed: Path | None = None) -> None:
+    def __init__(
+        self, root: Path, *, shadowed: Path | None = None, origin: Store | None = None
+    ) -> None:
         self.root = root
+        # The store a past state was cut from (``storage.cuts``): git, provenance and the
+        # ledger of files written here are its; the store itself, otherwise.
+        self.origin = origin or self
         # A LeanSpec store beside the .memsite/ that was chosen (status mentions it).
         self.shadowed = shadowed
         self.entries_dir = root / "entries"
@@ -98,11 +103,16 @@ class Store:
         own_config = root / "config.json"
         # A LeanSpec store keeps its settings in the `memory` object of .lean-spec/config.json.
         self.leanspec = (
-            root.name == "memory" and root.parent.name == ".lean-spec" and not own_config.exists()
+            origin is None
+            and root.name == "memory"
+            and root.parent.name == ".lean-spec"
+            and not own_config.exists()
         )
         self.config_path = root.parent / "config.json" if self.leanspec else own_config
         # The folder agents and git see as the project: the parent of .memsite/ or .lean-spec/.
         self.project_root = root.parent.parent if self.leanspec else root.parent
+        if origin is not None:
+            self.project_root = origin.project_root
 
     def __repr__(self) -> str:
         return f"Store({str(self.root)!r})"

@@ -278,6 +278,34 @@ class Index:
                 os.unlink(building)
         self._db = self._open()
 
+    def seed(self, source: Path) -> None:
+        """Start this index as a copy of another store's (``storage.cuts``: a past state of it,
+        whose entry files are hard links to its files): bound to this store, untrusted, so
+        that the first sync lists entries/ and takes out the files it lacks. A source that
+        cannot be copied leaves no index (the first sync builds one)."""
+        unique = f"{os.getpid()}-{os.urandom(8).hex()}"
+        building = self.store.cache_dir / f".index-{unique}{TEMP_SUFFIX}"
+        try:
+            self.store.writable(self.store.cache_dir, children=True).mkdir(exist_ok=True)
+            src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+            with contextlib.closing(src), contextlib.closing(sqlite3.connect(building)) as db:
+                src.backup(db)
+                if not schema.ready(db, self.store.origin.home()):
+                    return
+                with db:
+                    db.execute("UPDATE meta SET v = ? WHERE k = 'home'", (self.store.home(),))
+                    db.execute("UPDATE meta SET v = '' WHERE k = 'dir'")
+                    db.execute("UPDATE meta SET v = 0 WHERE k = 'trusted'")
+                    fresh = os.urandom(16).hex()
+                    db.execute("UPDATE meta SET v = ? WHERE k = 'instance'", (fresh,))
+                db.execute("PRAGMA journal_mode=DELETE")
+            os.link(building, self.path)
+        except (OSError, StorageError, sqlite3.Error):
+            pass  # no copy: the first sync builds the index from the files
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(building)
+
     def forget(self) -> None:
         """Look at entries/ again on the next read (another writer may have added files)."""
         self._synced = False
