@@ -51,7 +51,19 @@ def warn(message: str) -> None:
     out(f"Warning: {message}", err=True)
 
 
-def get_memory(ctx: click.Context) -> Memory:
+def as_of_option(func: F) -> F:
+    return click.option(
+        "--as-of",
+        "as_of",
+        metavar="DATE|REF",
+        help="The memory as it was then: a date (YYYY-MM-DD, the end of that day UTC; or an "
+        "ISO 8601 time) or a git ref (tag, branch, commit; read with git, no checkout).",
+    )(func)
+
+
+def get_memory(ctx: click.Context, as_of: str | None = None) -> Memory:
+    """The opened memory; with ``as_of``, the memory as it was then (``Memory.as_of``), said
+    in one line on stderr."""
     from memsite.memory import Memory
 
     root = ctx.find_root()
@@ -60,7 +72,24 @@ def get_memory(ctx: click.Context) -> Memory:
         if isinstance(root.obj, list):  # main's note of what it opened (see main._run)
             root.obj.append(root.meta["memory"])
     memory: Memory = root.meta["memory"]
-    return memory
+    if as_of is None:
+        return memory
+    past = memory.as_of(as_of)
+    assert past.point is not None
+    if isinstance(root.obj, list):  # a damaged cache of the past state is rebuilt as today's
+        root.obj.append(past)
+    out(past.point.line(), err=True)
+    return past
+
+
+def with_point(memory: Memory, answer: Any, name: str) -> Any:
+    """A JSON answer of ``memory``, saying which past state it is when it is one: a list
+    becomes ``{"as_of": …, name: list}``, an object gains ``as_of``."""
+    if memory.point is None:
+        return answer
+    if isinstance(answer, list):
+        return {"as_of": memory.point.json(), name: answer}
+    return {**answer, "as_of": memory.point.json()}
 
 
 def current_session(explicit: str | None = None) -> str:
@@ -100,6 +129,22 @@ def parse_date(value: str) -> date:
         raise InvalidInputError(f"invalid date {value[:40]!r}: use YYYY-MM-DD") from None
 
 
+def window_options(func: F) -> F:
+    """--valid-from and --valid-to of `add` and `amend`: when the fact holds in the world."""
+    func = click.option(
+        "--valid-to",
+        metavar="DATE",
+        help="The last day it holds (YYYY-MM-DD: through its end, UTC; or a UTC time): then "
+        "it expires and leaves the index. amend keeps the old one unless given ('' clears it).",
+    )(func)
+    return click.option(
+        "--valid-from",
+        metavar="DATE",
+        help="The day it starts to hold (YYYY-MM-DD, UTC; or a UTC time): the index leaves it "
+        "out until then. amend keeps the old one unless given ('' clears it).",
+    )(func)
+
+
 def print_entries(rows: Sequence[dict[str, Any]], extra: Callable[[dict[str, Any]], str]) -> None:
     if not rows:
         out("No entries.")
@@ -113,7 +158,8 @@ def print_entries(rows: Sequence[dict[str, Any]], extra: Callable[[dict[str, Any
             continue
         day = str(row.get("created", ""))[:10]
         text = shorten(printable(str(row["content"])), 96)
-        flags = [name for name in ("drifted", "stale") if row.get(name)]
+        named = ("drifted", "stale", "expired", "upcoming")
+        flags = [name for name in named if row.get(name) and row.get("status") != name]
         marks = f"  [{', '.join(flags)}]" if flags else ""
         out(f"{row['id'][:8]}  {day}  {row['category']:<{width}}  {text}{extra(row)}{marks}")
 

@@ -111,7 +111,7 @@ def _run(args: list[str]) -> Any:
 
         if isinstance(exc, MemsiteError | click.ClickException) or not opened:
             raise
-        if not recover_cache(opened[0], exc):
+        if not recover_cache(opened[-1], exc):  # the last opened: a past state's, if any
             raise
     return cli.main(args=args, prog_name="memsite", standalone_mode=False)
 

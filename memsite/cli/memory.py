@@ -11,6 +11,7 @@ from memsite.cli.kit import (
     CONFIDENCE,
     COUNT_MAX,
     anchor_line,
+    as_of_option,
     current_session,
     emit_json,
     get_memory,
@@ -19,6 +20,8 @@ from memsite.cli.kit import (
     print_entries,
     text_argument,
     warn,
+    window_options,
+    with_point,
 )
 from memsite.core.sessions import KINDS
 from memsite.core.text import counted, one_line, shorten
@@ -161,6 +164,7 @@ def _techdocs(
     metavar="PATH[:START-END]",
     help="Tie the fact to a file, or to lines of it, as they are now; may repeat.",
 )
+@window_options
 @allow_secret_option
 @json_option
 @click.pass_context
@@ -196,37 +200,31 @@ def print_write(answer: dict[str, Any], as_json: bool) -> None:
     metavar="PATH[:START-END]",
     help="Anchors of the new version; may repeat (default: the old ones, pinned again).",
 )
+@window_options
 @allow_secret_option
 @json_option
 @click.pass_context
 def amend(
-    ctx: click.Context,
-    entry_id: str,
-    content: str,
-    agent: str | None,
-    anchors: tuple[str, ...],
-    allow_secret: bool,
-    as_json: bool,
+    ctx: click.Context, /, entry_id: str, content: str, as_json: bool, **options: Any
 ) -> None:
     """Supersede entry ID with new CONTENT (or - for standard input), keeping its category,
-    key, tags and anchors."""
-    memory = get_memory(ctx)
-    text = text_argument(content, "content")
-    answer = memory.amend(
-        entry_id, text, agent=agent, allow_secret=allow_secret, anchors=anchors or None
-    )
+    key, tags, anchors and validity window."""
+    options["anchors"] = options["anchors"] or None  # none given: the old ones, pinned again
+    answer = get_memory(ctx).amend(entry_id, text_argument(content, "content"), **options)
     print_write(answer, as_json)
 
 
 @click.command()
 @click.argument("entry_id", metavar="ID")
+@as_of_option
 @json_option
 @click.pass_context
-def read(ctx: click.Context, entry_id: str, as_json: bool) -> None:
+def read(ctx: click.Context, entry_id: str, as_of: str | None, as_json: bool) -> None:
     """Show one entry with its status and supersession chain (ID: full id or 4+ hex prefix)."""
-    row = get_memory(ctx).read(entry_id)
+    memory = get_memory(ctx, as_of)
+    row = memory.read(entry_id)
     if as_json:
-        emit_json(row)
+        emit_json(with_point(memory, row, "entry"))
         return
     out(row["content"])
     out()
@@ -235,9 +233,11 @@ def read(ctx: click.Context, entry_id: str, as_json: bool) -> None:
             out(f"{name + ':':<13}{row[name]}")
     if row.get("tags"):
         out(f"{'tags:':<13}{', '.join(row['tags'])}")
+    if row.get("valid_from") or row.get("valid_to"):
+        out(f"{'valid:':<13}{row.get('valid_from') or '...'} to {row.get('valid_to') or '...'}")
     if row["superseded_by"]:
         out(f"{'replaced by:':<13}{', '.join(i[:8] for i in row['superseded_by'])}")
-    flags = [name for name in ("drifted", "stale") if row.get(name)]
+    flags = [name for name in ("drifted", "stale", "expired", "upcoming") if row.get(name)]
     if flags:
         out(f"{'check:':<13}{' and '.join(flags)}")
     if row.get("verified"):
@@ -267,6 +267,7 @@ def read(ctx: click.Context, entry_id: str, as_json: bool) -> None:
 @click.option("-t", "--tag", help="Only entries with this tag.")
 @click.option("--all", "include_all", is_flag=True, help="Every status, not only active.")
 @click.option("--limit", type=click.IntRange(0, COUNT_MAX), help="At most N entries.")
+@as_of_option
 @json_option
 @click.pass_context
 def list_(
@@ -275,12 +276,14 @@ def list_(
     tag: str | None,
     include_all: bool,
     limit: int | None,
+    as_of: str | None,
     as_json: bool,
 ) -> None:
     """List active entries, newest first."""
-    rows = get_memory(ctx).list_entries(category, tag, include_all, limit)
+    memory = get_memory(ctx, as_of)
+    rows = memory.list_entries(category, tag, include_all, limit)
     if as_json:
-        emit_json(rows)
+        emit_json(with_point(memory, rows, "entries"))
     else:
         print_entries(rows, lambda r: f"  [{r['status']}]" if include_all else "")
 
@@ -300,6 +303,7 @@ def list_(
 @click.option(
     "--expand", is_flag=True, help="Add the facts linked to the hits (each with its via)."
 )
+@as_of_option
 @json_option
 @click.pass_context
 def search(
@@ -310,12 +314,14 @@ def search(
     include_all: bool,
     daily: bool,
     expand: bool,
+    as_of: str | None,
     as_json: bool,
 ) -> None:
     """Ranked search over content, tags and keys (typos tolerated)."""
-    rows = get_memory(ctx).search(query, category, limit, include_all, daily, expand)
+    memory = get_memory(ctx, as_of)
+    rows = memory.search(query, category, limit, include_all, daily, expand)
     if as_json:
-        emit_json(rows)
+        emit_json(with_point(memory, rows, "hits"))
         return
 
     def extra(row: dict[str, Any]) -> str:

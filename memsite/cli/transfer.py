@@ -7,7 +7,16 @@ from typing import Any
 
 import click
 
-from memsite.cli.kit import emit_json, get_memory, json_option, out, text_argument, warn
+from memsite.cli.kit import (
+    as_of_option,
+    emit_json,
+    get_memory,
+    json_option,
+    out,
+    text_argument,
+    warn,
+    with_point,
+)
 from memsite.cli.memory import allow_secret_option
 from memsite.core.text import counted, shorten
 from memsite.core.transfer import SOURCES
@@ -111,20 +120,27 @@ def import_(
     help="File (jsonl, graphml, dot; default or -: standard output; a FIFO or device is "
     "written into, never replaced) or folder (markdown; default: memsite-export).",
 )
+@as_of_option
 @json_option
 @click.pass_context
 def export(
-    ctx: click.Context, fmt: str, include_all: bool, output: Path | None, as_json: bool
+    ctx: click.Context,
+    fmt: str,
+    include_all: bool,
+    output: Path | None,
+    as_of: str | None,
+    as_json: bool,
 ) -> None:
     """Write the memory out, byte for byte the same for the same store. `export --all` (jsonl)
     into `import --from jsonl` of an empty store gives the same memory: the same statuses,
     verifications, retirements and links. A graph (graphml, dot) holds only the edges
     between the facts it exports: without --all, links between active facts."""
-    answer = get_memory(ctx).export(fmt, include_all=include_all, output=output)
+    memory = get_memory(ctx, as_of)
+    answer = memory.export(fmt, include_all=include_all, output=output)
     if "text" in answer and not as_json:
         click.echo(answer["text"], nl=False)
     elif as_json:
-        emit_json(answer)
+        emit_json(with_point(memory, answer, "export"))
     else:
         # On stderr: the output may be standard output itself (-o /dev/stdout, a FIFO).
         records = f" and {counted(answer['records'], 'record')}" if answer.get("records") else ""

@@ -7,6 +7,7 @@ import sys
 import click
 
 from memsite.cli.kit import (
+    as_of_option,
     current_session,
     emit_json,
     get_memory,
@@ -14,6 +15,7 @@ from memsite.cli.kit import (
     out,
     parse_date,
     warn,
+    with_point,
 )
 from memsite.core.text import counted, printable, shorten
 
@@ -103,13 +105,15 @@ def prune(ctx: click.Context, before: str | None, dry_run: bool, as_json: bool) 
 
 
 @click.command()
+@as_of_option
 @json_option
 @click.pass_context
-def status(ctx: click.Context, as_json: bool) -> None:
+def status(ctx: click.Context, as_of: str | None, as_json: bool) -> None:
     """Counts by category and status, freshness of the derived views, findings."""
-    answer = get_memory(ctx).status()
+    memory = get_memory(ctx, as_of)
+    answer = memory.status()
     if as_json:
-        emit_json(answer)
+        emit_json(with_point(memory, answer, "status"))
         return
     out(
         f"Store: {answer['store']}"
@@ -163,9 +167,15 @@ def status(ctx: click.Context, as_json: bool) -> None:
     is_flag=True,
     help="Print {text, tokens, budget, included, omitted, held_back} (ids) as JSON.",
 )
+@as_of_option
 @click.pass_context
 def context(
-    ctx: click.Context, budget: int | None, fmt: str, session: str | None, as_json: bool
+    ctx: click.Context,
+    budget: int | None,
+    fmt: str,
+    session: str | None,
+    as_json: bool,
+    as_of: str | None,
 ) -> None:
     """Print index.md for an agent's context (compacting first if stale), then the last
     session's open tasks and decisions (memory.sessionCarryover). Only facts the trust gate
@@ -173,11 +183,14 @@ def context(
     hook = fmt != "text"
     if as_json and hook:
         raise click.UsageError("--json prints the text form's report: leave out --format")
+    if as_of is not None and hook:
+        raise click.UsageError("--as-of is for reading the past: leave out --format")
+    memory = get_memory(ctx, as_of)
     if as_json:
-        report = get_memory(ctx).context_report(budget, current_session(session))
+        report = memory.context_report(budget, current_session(session))
         for message in report.pop("warnings"):
             warn(message)
-        emit_json(report)
+        emit_json(with_point(memory, report, "context"))
         return
     if hook and session is None and not sys.stdin.isatty():
         from memsite.core.text import as_name
@@ -186,7 +199,7 @@ def context(
 
         given = payload_session(parse_hook_input(sys.stdin.read(1 << 20)))
         session = as_name(given) if given else None  # hooks fail open: odd ids ignored
-    text, warnings = get_memory(ctx).context_with_warnings(budget, current_session(session))
+    text, warnings = memory.context_with_warnings(budget, current_session(session))
     for message in warnings:
         warn(message)
     if hook:

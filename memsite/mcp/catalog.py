@@ -11,7 +11,9 @@ WRITE = (
     "Record one durable project fact (a convention, an architecture fact, how to build/test/"
     "deploy, a decision and its reason). Categories: {categories}. Deduplicated: an identical "
     "active fact answers status 'duplicate' and writes nothing; near duplicates are listed. "
-    "To change a fact, pass supersedes=[old id]. Text that looks like a credential is refused."
+    "To change a fact, pass supersedes=[old id]. A fact true only for a time takes "
+    "valid_from/valid_to: outside them it is left out of the index (expired or upcoming). "
+    "Text that looks like a credential is refused."
 )
 
 DESCRIPTIONS: dict[str, str] = {
@@ -40,9 +42,11 @@ DESCRIPTIONS: dict[str, str] = {
     ),
     "memory_read": (
         "One entry with its status, superseded_by and chain (its supersession history), and "
-        "where they apply its anchors with their state today, drifted, stale, verified, its "
+        "where they apply its anchors with their state today, drifted, stale, expired (past "
+        "valid_to) or upcoming (before valid_from), verified, its "
         "verifications, its links both ways and why it was retired; trust says whether the "
-        "team reviewed it (held_back: why it is kept out of the index)."
+        "team reviewed it (held_back: why it is kept out of the index). as_of: the entry as "
+        "the memory held it at a date or git ref."
     ),
     "memory_reconcile": (
         "Every anchor of every active fact against the files now: unchanged, moved, changed, "
@@ -50,9 +54,13 @@ DESCRIPTIONS: dict[str, str] = {
     ),
     "memory_search": (
         "Ranked search over the memory's content, tags and keys; best hits first. A hit with "
-        'trust "unreviewed" or held_back was not vetted: check it against the code.'
+        'trust "unreviewed" or held_back was not vetted: check it against the code. as_of: '
+        "search the memory as it was at a date or git ref (what was known then)."
     ),
-    "memory_list": "Active entries, newest first (include_all: every status, with 'status').",
+    "memory_list": (
+        "Active entries, newest first (include_all: every status, with 'status'; as_of: as "
+        "they were at a date or git ref)."
+    ),
 }
 
 TOOLS: tuple[str, ...] = tuple(DESCRIPTIONS)

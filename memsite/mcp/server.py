@@ -13,18 +13,49 @@ import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any, Literal, cast
+from typing import Any, Literal, cast
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError, ToolError
 from mcp_types import ToolAnnotations
-from pydantic import Field
 
 from memsite.core.text import one_line, printable
 from memsite.core.validate import Limits
 from memsite.errors import EntryNotFoundError, MemsiteError, SecretFoundError
 from memsite.mcp.catalog import DESCRIPTIONS, TOOLS
 from memsite.mcp.instructions import build_instructions
+from memsite.mcp.params import (
+    LIST_LIMIT,
+    Agent,
+    Anchors,
+    AsOf,
+    Category,
+    CategoryFilter,
+    Confidence,
+    Content,
+    Daily,
+    EntryId,
+    Evidence,
+    Expand,
+    Ids,
+    IncludeAll,
+    Key,
+    LinkReason,
+    LinkType,
+    ListLimit,
+    LogKind,
+    LogText,
+    Names,
+    OtherId,
+    Query,
+    Reason,
+    Repin,
+    RetireReason,
+    SearchLimit,
+    TagFilter,
+    ValidFrom,
+    ValidTo,
+)
 from memsite.mcp.shapes import (
     DailyHit,
     DeleteResult,
@@ -43,8 +74,6 @@ from memsite.mcp.words import argument_errors, in_agent_words
 from memsite.memory import Memory, session_name
 from memsite.version import __version__
 
-LIST_LIMIT = 50
-LIST_MAX = 10_000  # a bound the client is told (an unbounded limit crashed the listing)
 SECRET_HINT = (
     "; memsite does not accept this over MCP: if it is a false positive, ask a person to review "
     'it and record it with `memsite add "..." -c CATEGORY --allow-secret`'
@@ -165,68 +194,6 @@ _DESTRUCTIVE = ToolAnnotations(
     read_only_hint=False, destructive_hint=True, idempotent_hint=True, open_world_hint=False
 )
 
-EntryId = Annotated[
-    str, Field(description="Full entry id (UUID) or a unique prefix of at least 4 hex characters.")
-]
-Content = Annotated[str, Field(description="The fact, one or two sentences.")]
-Category = Annotated[str, Field(description="Category; the tool description lists them.")]
-Names = Annotated[
-    list[str] | str | None,
-    Field(description="Tags (lower-case words): a list or a comma-separated string."),
-]
-Ids = Annotated[
-    list[str] | str | None,
-    Field(description="Ids of entries this fact replaces (they stop being active)."),
-]
-Reason = Annotated[str | None, Field(description="Why this entry replaces the ones it supersedes.")]
-# The values of memsite.core.entry.CONFIDENCES (a Literal must spell them out).
-Confidence = Annotated[
-    Literal["high", "medium", "low"] | None, Field(description="Default medium.")
-]
-Key = Annotated[
-    str | None, Field(description="Subject with one current value (e.g. package-manager).")
-]
-Agent = Annotated[str | None, Field(description="Who writes this (default $MEMSITE_AGENT).")]
-Anchors = Annotated[
-    list[str] | str | None,
-    Field(
-        description="Files the fact describes, relative to the project root: PATH or "
-        "PATH:START-END (lines); the fact is then checked for drift when they change."
-    ),
-]
-Query = Annotated[str, Field(description="Words to look for (typos tolerated).")]
-LogText = Annotated[str, Field(description="What happened or is left to do, one line.")]
-# The values of memsite.core.sessions.KINDS (a Literal must spell them out).
-LogKind = Annotated[Literal["note", "task", "done", "decision"], Field(description="Default note.")]
-CategoryFilter = Annotated[str | None, Field(description="Only this category.")]
-TagFilter = Annotated[str | None, Field(description="Only entries with this tag.")]
-SearchLimit = Annotated[int, Field(ge=1, le=200, description="At most this many hits.")]
-ListLimit = Annotated[
-    int | None,
-    Field(ge=0, le=LIST_MAX, description=f"At most this many (default {LIST_LIMIT})."),
-]
-IncludeAll = Annotated[
-    bool, Field(description="Also superseded, duplicate and overridden entries (with status).")
-]
-Daily = Annotated[bool, Field(description="Also search the daily session logs.")]
-Expand = Annotated[
-    bool, Field(description="Also the facts linked to the hits, each with 'via' (hit, link).")
-]
-Evidence = Annotated[str | None, Field(description="How you checked that the fact holds.")]
-Repin = Annotated[
-    bool, Field(description="Pin drifted anchors to the files as they are now (after checking).")
-]
-RetireReason = Annotated[str, Field(description="Why the fact no longer holds.")]
-OtherId = Annotated[
-    str, Field(description="The other fact: full id or a unique prefix of 4+ hex characters.")
-]
-# The values of memsite.core.records.LINK_TYPES (a Literal must spell them out).
-LinkType = Annotated[
-    Literal["refines", "supports", "depends-on", "conflicts-with", "distinct-from"],
-    Field(description="How id relates to other."),
-]
-LinkReason = Annotated[str | None, Field(description="Why they are linked.")]
-
 
 def _write_tools(server: MCPServer[Any], session: _Session, categories: str) -> None:
     @_tool(server, _ADDITIVE, categories=categories)
@@ -240,6 +207,8 @@ def _write_tools(server: MCPServer[Any], session: _Session, categories: str) -> 
         key: Key = None,
         agent: Agent = None,
         anchors: Anchors = None,
+        valid_from: ValidFrom = None,
+        valid_to: ValidTo = None,
         ctx: Context | None = None,
     ) -> WriteResult:
         with _tool_errors():
@@ -251,11 +220,11 @@ def _write_tools(server: MCPServer[Any], session: _Session, categories: str) -> 
                 supersedes=_as_list(supersedes),
                 reason=reason,
                 confidence=confidence,
-                agent=agent
-                if agent is not None
-                else os.environ.get("MEMSITE_AGENT") or client_name(ctx, memory.config.limits),
+                agent=_agent(agent, ctx, memory),
                 key=key,
                 anchors=_as_list(anchors),
+                valid_from=valid_from,
+                valid_to=valid_to,
             )
         answer["warnings"] = [in_agent_words(said) for said in answer.get("warnings", [])]
         return cast(WriteResult, answer)
@@ -329,9 +298,10 @@ def _shown(value: Any) -> Any:
 
 def _read_tools(server: MCPServer[Any], session: _Session) -> None:
     @_tool(server, _READ_ONLY)
-    def memory_read(id: EntryId) -> EntryDetail:
+    def memory_read(id: EntryId, as_of: AsOf = None) -> EntryDetail:
         with _tool_errors():
-            return cast(EntryDetail, _shown(session.memory().read(id)))
+            memory = _past(session.memory(), as_of)
+            return cast(EntryDetail, _dated(memory, _shown(memory.read(id))))
 
     @_tool(server, _READ_ONLY)
     def memory_reconcile() -> ReconcileResult:
@@ -346,10 +316,13 @@ def _read_tools(server: MCPServer[Any], session: _Session) -> None:
         include_all: IncludeAll = False,
         daily: Daily = False,
         expand: Expand = False,
+        as_of: AsOf = None,
     ) -> SearchResult:
         with _tool_errors():
-            rows = session.memory().search(query, category, limit, include_all, daily, expand)
-        return {"entries": cast(list[EntryOut | DailyHit], _shown(rows))}
+            memory = _past(session.memory(), as_of)
+            rows = memory.search(query, category, limit, include_all, daily, expand)
+        entries = cast(list[EntryOut | DailyHit], _shown(rows))
+        return cast(SearchResult, _dated(memory, {"entries": entries}))
 
     @_tool(server, _READ_ONLY)
     def memory_list(
@@ -357,10 +330,22 @@ def _read_tools(server: MCPServer[Any], session: _Session) -> None:
         tag: TagFilter = None,
         include_all: IncludeAll = False,
         limit: ListLimit = LIST_LIMIT,
+        as_of: AsOf = None,
     ) -> EntryList:
         with _tool_errors():
-            rows = session.memory().list_entries(category, tag, include_all, limit)
-        return {"entries": cast(list[EntryOut], _shown(rows))}
+            memory = _past(session.memory(), as_of)
+            rows = memory.list_entries(category, tag, include_all, limit)
+        entries = cast(list[EntryOut], _shown(rows))
+        return cast(EntryList, _dated(memory, {"entries": entries}))
+
+
+def _past(memory: Memory, as_of: str | None) -> Memory:
+    return memory if as_of is None else memory.as_of(as_of)
+
+
+def _dated(memory: Memory, answer: dict[str, Any]) -> dict[str, Any]:
+    """An answer of a past state says which one it is (``as_of``)."""
+    return answer if memory.point is None else {**answer, "as_of": memory.point.json()}
 
 
 def _resources(server: MCPServer[Any], session: _Session) -> None:

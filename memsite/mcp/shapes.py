@@ -32,6 +32,10 @@ class EntryOut(TypedDict):
     confidence: NotRequired[str | None]
     key: NotRequired[str | None]
     reason: NotRequired[str | None]
+    valid_from: NotRequired[str | None]
+    valid_to: NotRequired[str | None]
+    expired: NotRequired[bool]
+    upcoming: NotRequired[bool]
     status: NotRequired[str]
     score: NotRequired[float]
     provenance: NotRequired[Provenance | None]
@@ -64,14 +68,26 @@ class EntryDetail(EntryOut):
     superseded_by: list[str]
     chain: list[ChainLink]
     file: str
+    as_of: NotRequired[AsOfPoint]
+
+
+class AsOfPoint(TypedDict):
+    """The past state an answer is (the tools' as_of): a date, or a git ref and its commit."""
+
+    kind: Literal["date", "ref"]
+    given: str
+    commit: NotRequired[str]
+    time: str
 
 
 class EntryList(TypedDict):
     entries: list[EntryOut]
+    as_of: NotRequired[AsOfPoint]
 
 
 class SearchResult(TypedDict):
     entries: list[EntryOut | DailyHit]
+    as_of: NotRequired[AsOfPoint]
 
 
 class NearDuplicate(TypedDict):

@@ -23,10 +23,11 @@ from memsite.storage.layout import Store
 if TYPE_CHECKING:
     from memsite.core.entry import Entry
     from memsite.core.review import Finding
+    from memsite.memory.asof import Point
     from memsite.memory.portal_input import FileLinks as FileLinks
     from memsite.memory.portal_input import PortalInput as PortalInput
     from memsite.memory.review import Later as Later
-    from memsite.memory.shapes import AddOptions
+    from memsite.memory.shapes import AddOptions, AmendOptions
     from memsite.storage.git import Repository
     from memsite.storage.readmodel import Index
 
@@ -110,12 +111,14 @@ class Memory:
         now: Callable[[], datetime] | None = None,
         cwd: Path | None = None,
         known: Known | None = None,
+        point: Point | None = None,
     ) -> None:
         self.store = store
         self.config = config
         self.now = now or clock
         self.cwd = cwd or store.project_root  # where relative anchor paths start
         self.model = ReadModel(store, config, known)
+        self.point = point  # the past state this is (``as_of``), None for today's
 
     @classmethod
     def open(
@@ -143,7 +146,16 @@ class Memory:
     def reopen(self, *, remember: bool = False, cwd: Path | None = None) -> Memory:
         """The store opened again (``remember``: unchanged entries keep their objects)."""
         known = (self.model.known if self.model.known is not None else {}) if remember else None
-        return Memory(self.store, self.store.load_config(), self.now, cwd or self.cwd, known)
+        config = self.config if self.point is not None else self.store.load_config()
+        return Memory(self.store, config, self.now, cwd or self.cwd, known, self.point)
+
+    def as_of(self, when: str) -> Memory:
+        """The memory as it was at ``when``, a date or a git ref (``memory.asof``), on that
+        point's clock; its ``point`` says which past state it is."""
+        from memsite.memory.asof import past
+
+        store, config, point = past(self, when)
+        return Memory(store, config, point.clock, self.cwd, point=point)
 
     def state(self) -> State:
         """Every entry read and compacted."""
@@ -176,21 +188,12 @@ class Memory:
 
         return writes.add(self, content, category, **options)
 
-    def amend(
-        self,
-        ref: str,
-        content: str,
-        *,
-        agent: str | None = None,
-        allow_secret: bool = False,
-        anchors: Iterable[str] | None = None,
-    ) -> dict[str, Any]:
-        """Supersede an entry with new content, keeping its category, key, tags and anchors."""
+    def amend(self, ref: str, content: str, **options: Unpack[AmendOptions]) -> dict[str, Any]:
+        """Supersede an entry with new content, keeping its category, key, tags, anchors and
+        validity window (options: agent, allow_secret, anchors, valid_from, valid_to)."""
         from memsite.memory import writes
 
-        return writes.amend(
-            self, ref, content, agent=agent, allow_secret=allow_secret, anchors=anchors
-        )
+        return writes.amend(self, ref, content, **options)
 
     def delete(self, ref: str) -> dict[str, Any]:
         """Remove an entry file; report the entries that come back because of it."""
@@ -351,24 +354,21 @@ class Memory:
 
         return views.index_within(self, characters, shown, first_build)
 
-    def portal_input(self, known_links: FileLinks | None = None) -> PortalInput:
-        """Everything the portal shows, read once (``memory.portal_input``)."""
+    def portal_input(self, known: FileLinks | None = None, tags: str | None = None) -> PortalInput:
+        """Everything the portal shows, read once (``memory.portal_input``; ``tags``: the
+        releases to show the memory at, a glob)."""
         from memsite.memory.portal_input import NO_LINKS, portal_input
 
-        return portal_input(self, known_links or NO_LINKS)
+        return portal_input(self, known or NO_LINKS, tags)
 
     def import_facts(self, path: Path, source: str, **options: Any) -> dict[str, Any]:
-        """Write the facts of ``path`` (agents-md, mcp-memory or jsonl) not held yet; the
-        options (category, dry_run, allow_secret, agent, force, text) are those of
-        ``transfer.import_facts``."""
+        """Write the facts of ``path`` not held yet (options: ``transfer.import_facts``'s)."""
         from memsite.memory import transfer
 
         return transfer.import_facts(self, path, source, **options)
 
-    def export(
-        self, fmt: str, *, include_all: bool = False, output: Path | None = None
-    ) -> dict[str, Any]:
-        """The memory as JSONL or a Markdown bundle (byte-deterministic)."""
+    def export(self, fmt: str, *, include_all: bool = False, output: Path | None = None) -> Any:
+        """The memory as JSONL, a Markdown bundle or a graph (byte-deterministic)."""
         from memsite.memory import transfer
 
         return transfer.export(self, fmt, include_all=include_all, output=output)

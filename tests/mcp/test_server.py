@@ -123,12 +123,12 @@ def test_the_server_serves_the_catalog_and_advertises_no_prompts(store_root: Pat
 @pytest.mark.parametrize(
     ("tool", "arguments", "expected"),
     [
-        ("memory_read", {}, "missing argument 'id' (memory_read takes id)"),
+        ("memory_read", {}, "missing argument 'id' (memory_read takes id, as_of)"),
         (
             "memory_write",
             {"content": "A fact."},
             "missing argument 'category' (memory_write takes content, category, tags, "
-            "supersedes, reason, confidence, key, agent, anchors)",
+            "supersedes, reason, confidence, key, agent, anchors, valid_from, valid_to)",
         ),
         (
             "memory_log",
