@@ -33,7 +33,8 @@ ADAPTERS = ("cli", "mcp", "portal", "runners")
 IMPURE_CALLS = {"now", "utcnow", "today", "time", "getenv", "open", "read_text", "read_bytes"}
 CORE = sorted(p.stem for p in (PACKAGE / "core").glob("*.py") if p.stem != "__init__")
 # Portal modules that only turn values into values (no MkDocs, no Jinja, no files).
-PORTAL_PURE = ["model", "text", "redact", "standing", "derive", "cache", "feed", "paging", "trust"]
+PORTAL_PURE = ["model", "text", "redact", "standing", "derive", "cache", "feed", "paging"]
+PORTAL_PURE += ["trust", "releases"]
 MODULE_MAX = 450
 MEMORY_MAX = 300
 FUNCTION_MAX = 60

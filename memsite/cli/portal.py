@@ -93,16 +93,26 @@ def _refuse_markup(memory: Memory) -> None:
     is_flag=True,
     help="Fail on any MkDocs warning, and refuse while an entry holds a suspected secret.",
 )
+@click.option(
+    "--releases",
+    metavar="PATTERN",
+    help="Add the memory at each git tag matching PATTERN (a glob such as 'v*'), under "
+    "as-of/ (default: the config's site.releases; '' adds none).",
+)
 @json_option
 @click.pass_context
-def build(ctx: click.Context, site_dir: str | None, strict: bool, as_json: bool) -> None:
+def build(
+    ctx: click.Context, site_dir: str | None, strict: bool, releases: str | None, as_json: bool
+) -> None:
     """Build the memory portal: an MkDocs + Material site of every entry.
 
     Pages: home, categories, one per entry (with its supersession history and JSON), tags,
     timeline, review and search; index.md and llms.txt at the root for agents. Settings come
     from the config's "site" section; $MEMSITE_SITE_URL sets site_url when the config has none.
+    With --releases, a page per release lists what changed and the facts active then.
     """
     from memsite.portal.build import build_site
+    from memsite.portal.cache import PortalCache
 
     started = time.perf_counter()
     memory = get_memory(ctx)
@@ -118,8 +128,12 @@ def build(ctx: click.Context, site_dir: str | None, strict: bool, as_json: bool)
         strict=strict,
         site_url=site_url,
         progress=None if as_json else _progress_printer(),
+        cache=PortalCache(releases=releases),
     )
     _warn_site_url(memory, "origin", site_url)
+    pattern = memory.config.site.get("releases") if releases is None else releases
+    if pattern and not result.releases:
+        warn(f"no git tag matches {pattern[:80]!r}: the portal has no release pages")
     seconds = time.perf_counter() - started
     if as_json:
         emit_json(
@@ -128,6 +142,7 @@ def build(ctx: click.Context, site_dir: str | None, strict: bool, as_json: bool)
                 "entries": result.entries,
                 "pages": result.pages,
                 "findings": result.findings,
+                "releases": result.releases,
                 "warnings": result.warnings,
                 "seconds": round(seconds, 3),
             }

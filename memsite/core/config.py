@@ -61,6 +61,7 @@ SITE_KEYS: dict[str, type | tuple[type, ...]] = {
     "palette": (dict, list, type(None)),
     "extra_nav": (list, type(None)),
     "language": str,
+    "releases": (str, type(None)),  # a tag glob: the portal's release pages (build --releases)
 }
 _TYPE_NAMES = {bool: "true/false", int: "an integer", str: "a string", dict: "an object"}
 _TYPE_NAMES |= {list: "a list", type(None): "null"}

@@ -43,11 +43,18 @@ class PortalInput(NamedTuple):
     # gate keeps it from agents, held_back (why): see ``memory.trust.fields_of``
     trust: dict[str, dict[str, Any]]
     trust_ref: str | None  # the reviewed ref (None: trust is off)
+    # each release's facts and changes, oldest first (``memory.releases``; none unless asked)
+    releases: tuple[dict[str, Any], ...] = ()
 
 
-def portal_input(memory: Memory, known_links: FileLinks = NO_LINKS) -> PortalInput:
+def portal_input(
+    memory: Memory, known_links: FileLinks = NO_LINKS, releases: str | None = None
+) -> PortalInput:
     """The portal's input (``known_links``: the file links of the last build, kept while
-    HEAD, the store's place and repo_url stay)."""
+    HEAD, the store's place and repo_url stay; ``releases``: the tags to show the memory
+    at, a glob)."""
+    from memsite.memory.releases import releases as at_releases
+
     state = memory.state()
     found = _standings(memory)
     anchored = any(s.anchors for s in found.values())
@@ -62,6 +69,7 @@ def portal_input(memory: Memory, known_links: FileLinks = NO_LINKS) -> PortalInp
         index_md=memory.index_text(),
         trust=_trust(memory),
         trust_ref=_trust_ref(memory),
+        releases=tuple(at_releases(memory, releases)) if releases else (),
     )
 
 
@@ -81,8 +89,9 @@ def _trust_ref(memory: Memory) -> str | None:
 def _standings(memory: Memory) -> dict[str, Standing]:
     """The standing of every fact that may have one to show, computed once for the store.
 
-    Only facts with anchors, facts named by a record and (when a review period applies to
-    their category) active facts are looked at; a store with none of these reads nothing.
+    Only facts with anchors or a validity window, facts named by a record and (when a review
+    period applies to their category) active facts are looked at; a store with none of these
+    reads nothing.
     """
     from memsite.memory.anchors import standings
 
@@ -95,6 +104,8 @@ def _standings(memory: Memory) -> dict[str, Standing]:
         for e in result.entries
         if e.id in named
         or e.raw.get("anchors")
+        or e.raw.get("valid_from")
+        or e.raw.get("valid_to")
         or (
             periods and result.status[e.id] == ACTIVE and config.review_days(e.category) is not None
         )
@@ -105,7 +116,14 @@ def _standings(memory: Memory) -> dict[str, Standing]:
     kept = {}
     for entry in chosen:
         standing = found[entry.id]
-        bare = not (standing.stale or standing.anchors or standing.verified or standing.links)
+        bare = not (
+            standing.stale
+            or standing.anchors
+            or standing.verified
+            or standing.links
+            or standing.valid_from
+            or standing.valid_to
+        )
         if not bare or result.status[entry.id] == RETIRED:
             kept[entry.id] = standing
     return kept

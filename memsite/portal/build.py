@@ -105,6 +105,7 @@ class BuildResult:
     warnings: list[str]
     findings: int
     search_bytes: int = 0
+    releases: int = 0  # the releases shown (``build --releases``)
 
 
 def _write_chunk(
@@ -269,12 +270,18 @@ def _build_into(
     result = BuildResult(
         site_dir=site_dir,
         entries=total,
-        pages=1 + len(portal.categories) + 4 + len(portal.tags) + total,
+        pages=1 + len(portal.categories) + 4 + len(portal.tags) + total + _releases(portal),
         warnings=made.warnings,
         findings=len(findings),
         search_bytes=search_bytes if rewritten is None else rewritten,
+        releases=len(portal.releases),
     )
     return site, portal, result
+
+
+def _releases(portal: Portal) -> int:
+    """The release pages' count: their list, and each release's first page."""
+    return len(portal.releases) + 1 if portal.releases else 0
 
 
 _STAGING = ".building-"

@@ -22,8 +22,11 @@ if TYPE_CHECKING:
 class PortalCache:
     """What stays valid between builds of one store (``serve``): see the module."""
 
-    def __init__(self, redactor: Redactor | None = None) -> None:
+    def __init__(self, redactor: Redactor | None = None, releases: str | None = None) -> None:
+        """``releases``: the tags to show the memory at (a glob; ``build --releases``), over
+        the config's ``site.releases``; "" shows none."""
         self.redactor = redactor or Redactor()
+        self.releases = releases
         self._entries: dict[tuple[Any, ...], Entry] = {}
         self._views: dict[tuple[Any, ...], EntryView] = {}
         self._json: dict[tuple[Any, ...], JsonSource] = {}
@@ -34,6 +37,7 @@ class PortalCache:
         # The entry files' links on the repository host, and what they were read for (HEAD,
         # the store's folder in the repository, repo_url): see memory.portal_input.
         self.file_links: tuple[Any, dict[str, str]] = (None, {})
+        self._releases: tuple[str, tuple[dict[str, Any], ...]] | None = None
 
     def redacted(self, entry: Entry, full: bool) -> tuple[tuple[Any, ...], Entry]:
         same = self._same.get((id(entry), full))
@@ -81,6 +85,23 @@ class PortalCache:
         if found is None:
             found = self._json[jkey] = JsonSource(entry, status, jkey[2], held, flags)
         return found
+
+    def known_releases(self, pattern: str | None) -> tuple[dict[str, Any], ...] | None:
+        """The releases read for ``pattern`` before (none for no pattern; None: not read).
+
+        They are read once per cache: at 10k facts and ten tags reading them takes seconds,
+        and serve's updates change no tag's entry files (a tag made while it runs shows once
+        the config changes, or at the next build)."""
+        if not pattern:
+            return ()
+        known = self._releases
+        return known[1] if known is not None and known[0] == pattern else None
+
+    def remember_releases(
+        self, pattern: str, releases: tuple[dict[str, Any], ...]
+    ) -> tuple[dict[str, Any], ...]:
+        self._releases = (pattern, releases)
+        return releases
 
     def keep_only(self, keys: set[tuple[Any, ...]]) -> None:
         """Forget entries that are gone (long serve sessions), once there are enough of them

@@ -34,6 +34,7 @@ from memsite.portal.model import (
     TagView,
     slug,
 )
+from memsite.portal.releases import release_views
 from memsite.portal.standing import FactClaims, redact_all
 from memsite.portal.text import safe_title
 from memsite.portal.trust import Origin, redact_origins
@@ -212,6 +213,18 @@ def finding_views(findings: Iterable[Finding], portal: Portal) -> list[FindingVi
         )
         for f in findings
     ]
+
+
+def with_releases(
+    portal: Portal, releases: Sequence[Mapping[str, Any]], cache: PortalCache
+) -> Portal:
+    """The same portal showing the memory at each release (``memory.releases``, oldest
+    first; a new object): the texts of facts gone since are redacted here too."""
+    if not releases:
+        return portal
+    order = [c.slug for c in portal.categories]
+    shown, active_in = release_views(releases, portal.by_id, order, cache.redactor.text)
+    return dataclasses.replace(portal, releases=shown, active_in=active_in)
 
 
 def with_findings(portal: Portal, findings: Iterable[Finding]) -> Portal:

@@ -30,6 +30,7 @@ from memsite.errors import MemsiteError
 from memsite.portal.chrome import ENTRY, NAV, ChromeAssets, lean_frame, point_at_sprite
 from memsite.portal.model import Portal
 from memsite.portal.outputs import nav_items
+from memsite.portal.releases import RELEASE_SHELL, RELEASES
 from memsite.portal.render import ENTRY_SHELL, MONTH_SHELL, TAG_SHELL, root_for
 
 TITLE_SLOT = "memsite-slot-title-7c1d0e"
@@ -89,6 +90,11 @@ def _frame_specs(portal: Portal) -> list[FrameSpec]:
         FrameSpec(TAG_SHELL, TITLE_SLOT, False),
         FrameSpec(MONTH_SHELL, TITLE_SLOT, False),
     ]
+    if portal.releases:  # their list, and one frame for every release's pages
+        specs += [
+            FrameSpec(RELEASES, "Releases", False),
+            FrameSpec(RELEASE_SHELL, TITLE_SLOT, False),
+        ]
     return specs
 
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from memsite.core.review import Finding
 from memsite.portal.cache import PortalCache
-from memsite.portal.derive import build_portal
+from memsite.portal.derive import build_portal, with_releases
 from memsite.portal.model import Portal
 from memsite.portal.standing import claims_of
 from memsite.portal.trust import origins_of
@@ -33,10 +33,14 @@ def portal_for(
     if site_name and not site.get("site_name"):
         site["site_name"] = site_name
     cache = cache or PortalCache()
-    given = memory.portal_input(cache.file_links)
+    pattern: str | None = site.get("releases") if cache.releases is None else cache.releases
+    releases = cache.known_releases(pattern)
+    given = memory.portal_input(cache.file_links, pattern if releases is None else None)
     cache.file_links = given.file_links
+    if releases is None:  # read once per cache: see PortalCache.known_releases
+        releases = cache.remember_releases(str(pattern), given.releases)
     claims = claims_of(given.result, given.standings, given.retirements, given.blob_base)
-    return build_portal(
+    portal = build_portal(
         given.result,
         site,
         config.categories,
@@ -48,6 +52,7 @@ def portal_for(
         file_links=given.file_links[1],
         origins=origins_of(given.trust, given.trust_ref, site.get("repo_url")),
     )
+    return with_releases(portal, releases, cache)
 
 
 def findings(memory: Memory) -> list[Finding]:

@@ -9,7 +9,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from memsite.core.compaction import reachable
 from memsite.core.entry import Entry, format_created
@@ -20,6 +20,9 @@ from memsite.core.trust import HIDDEN_TEXT
 from memsite.portal.standing import FactClaims, LinkRef
 from memsite.portal.text import safe_title
 from memsite.portal.trust import Origin
+
+if TYPE_CHECKING:
+    from memsite.portal.releases import ReleaseRef, ReleaseView
 
 STATUS_LABELS = {status: status.capitalize() for status in STATUSES}
 
@@ -45,7 +48,7 @@ class JsonSource(NamedTuple):
     status: str
     superseded_by: tuple[str, ...]
     held: str | None = None  # why the trust gate keeps it from agents
-    flags: tuple[tuple[str, bool], ...] = ()  # drifted, stale (``FactClaims.flags``)
+    flags: tuple[tuple[str, bool], ...] = ()  # drifted, stale, ... (``FactClaims.flags``)
 
     def text(self) -> str:
         obj = {**self.entry.raw, "status": self.status, "superseded_by": list(self.superseded_by)}
@@ -86,6 +89,7 @@ class EntryView:
     drifted: bool = False
     verified: str | None = None  # the day of the latest verification
     held: str | None = None  # why the trust gate keeps it from agents (``core.trust``)
+    window: str | None = None  # "expired" or "upcoming": in force but not holding now
     _hash: int = field(default=0, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -133,6 +137,7 @@ class EntryPage:
     file_href: str | None = None  # the entry file on the repository host, at its commit
     origin: Origin | None = None  # who added it, in which commit, its trust
     hidden: tuple[str, ...] = ()  # a held-back fact's hidden characters, described
+    releases: tuple[ReleaseRef, ...] = ()  # the releases it was active in (``build --releases``)
 
 
 @dataclass
@@ -208,6 +213,9 @@ class Portal:
     claims: dict[str, FactClaims] = field(default_factory=dict)
     file_links: dict[str, str] = field(default_factory=dict)  # entry id → its file's link
     origins: dict[str, Origin] = field(default_factory=dict)  # entry id → where it came from
+    releases: tuple[ReleaseView, ...] = ()  # the memory at each release, oldest first
+    # entry id → the releases it was active in, oldest first (``portal.releases``)
+    active_in: dict[str, tuple[ReleaseRef, ...]] = field(default_factory=dict)
     position: dict[str, int] = field(default_factory=dict, repr=False)
 
     def __post_init__(self) -> None:
@@ -253,6 +261,7 @@ class Portal:
             file_href=self.file_links.get(entry_id),
             origin=self.origins.get(entry_id),
             hidden=_hidden(entry.content) if entry.held == HIDDEN_TEXT else (),
+            releases=self.active_in.get(entry_id, ()),
         )
 
 
@@ -271,10 +280,10 @@ def entry_view(
     status: str,
     edges: Sequence[str],
     titles: dict[str, str],
-    badges: tuple[bool, bool, str | None] | None = None,
+    badges: tuple[bool, bool, str | None, str | None] | None = None,
     held: str | None = None,
 ) -> EntryView:
-    stale, drifted, verified = badges or (False, False, None)
+    stale, drifted, verified, window = badges or (False, False, None, None)
     created = format_created(entry.created)
     category = entry.category
     if category not in titles:
@@ -301,4 +310,5 @@ def entry_view(
         drifted=drifted,
         verified=verified,
         held=held,
+        window=window,
     )

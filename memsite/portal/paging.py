@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 T = TypeVar("T")
 
@@ -39,6 +39,17 @@ class Pager:
     @property
     def many(self) -> bool:
         return self.count > 1
+
+
+class PageSpec(NamedTuple):
+    """A page laid out by a pure module, for the renderer to render (``Renderer.spec_groups``):
+    where it goes, its title, its template, its frame (``shell``) and the template's values."""
+
+    path: str
+    title: str
+    template: str
+    shell: str
+    context: dict[str, Any]
 
 
 def page_path(base: str, number: int) -> str:

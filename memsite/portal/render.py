@@ -30,7 +30,15 @@ from memsite.portal.model import (
     Portal,
     TagView,
 )
-from memsite.portal.paging import ROWS_PER_PAGE, chunks, page_path, pager, split_cards_and_rows
+from memsite.portal.paging import (
+    ROWS_PER_PAGE,
+    PageSpec,
+    chunks,
+    page_path,
+    pager,
+    split_cards_and_rows,
+)
+from memsite.portal.releases import release_groups
 from memsite.portal.resources import templates_dir
 from memsite.portal.text import (
     plain_text,
@@ -236,6 +244,7 @@ class Renderer:
                     months=[(m, len(v), month_title(m)) for m, v in months.items()],
                     total=len(portal.entries),
                     sessions=portal.sessions,
+                    releases=len(portal.releases),
                 )
             ],
         )
@@ -294,6 +303,7 @@ class Renderer:
         by_count = sorted(portal.tags, key=lambda t: (-len(t.active), -t.total, t.name))
         yield None, lambda: [self._nav_page("tags/", "Tags", "tags.html", tags=by_count)]
         yield from self._timeline_groups(portal)
+        yield from self.spec_groups(release_groups(portal.releases))
         yield None, lambda: self.review_pages(portal)
         yield (
             None,
@@ -308,6 +318,19 @@ class Renderer:
                 )
             ],
         )
+
+    def spec_groups(
+        self, groups: Iterable[tuple[Any, Callable[[], list[PageSpec]]]]
+    ) -> Iterator[PageGroup]:
+        """Groups of pages a pure module laid out (``PageSpec``), rendered here."""
+        for key, specs in groups:
+            yield key, partial(self._spec_pages, specs)
+
+    def _spec_pages(self, specs: Callable[[], list[PageSpec]]) -> list[PageOut]:
+        return [
+            PageOut(s.path, s.title, self._render(s.template, s.path, **s.context), s.shell)
+            for s in specs()
+        ]
 
     def home_page(self, portal: Portal) -> PageOut:
         return self._nav_page(

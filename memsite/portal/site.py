@@ -234,7 +234,9 @@ class Site:
         removed = []
         for rel in list(self.written):
             stale = rel not in keep and rel != "tags/index.html"
-            if stale and rel.startswith(("entries/", "tags/", "categories/", "timeline/")):
+            if stale and rel.startswith(
+                ("entries/", "tags/", "categories/", "timeline/", "as-of/")
+            ):
                 with contextlib.suppress(OSError):
                     os.unlink(self.site_dir / rel)
                     folder = (self.site_dir / rel).parent
@@ -283,4 +285,5 @@ def unchanged_pages(old: Portal | None, new: Portal) -> set[str]:
         and e.id not in related
         and hrefs.get(e.id) == now.get(e.id)
         and was.get(e.id) == came.get(e.id)
+        and old.active_in.get(e.id) == new.active_in.get(e.id)
     }
