@@ -43,6 +43,10 @@ from memsite.portal.site import Site
 
 _WRITES = frozenset({"created", "modified", "deleted", "moved", "closed"})
 POLL_SECONDS = 25.0
+# How long Ctrl-C waits for the follow-up (search index, findings) to finish what it does with
+# the read model: the interpreter's exit closes the database, and closing it under a thread
+# still reading it crashes SQLite. Past this, the process ends without the exit's clean-up.
+STOP_SECONDS = 5.0
 QUIET_SECONDS = 0.1
 _LIVERELOAD_RE = re.compile(r"/livereload/(\d+)\Z")
 _SCRIPT = (
@@ -336,11 +340,13 @@ def _loop(
     reloader: Reloader,
     log: Callable[[str], None],
     error: Callable[[str], None],
+    busy: threading.Lock,
 ) -> None:
-    """Rebuild after every change, forever; the follow-ups run on another thread."""
+    """Rebuild after every change, forever; the follow-ups run on another thread (holding
+    ``busy`` while they work)."""
     pending = threading.Event()
     helper = threading.Thread(
-        target=_follow_up, args=(box, pending, error), name="memsite-follow-up", daemon=True
+        target=_follow_up, args=(box, pending, error, busy), name="memsite-follow-up", daemon=True
     )
     helper.start()
     while True:
@@ -386,6 +392,7 @@ def serve(
         )
     observer: Any = None
     thread: threading.Thread | None = None
+    busy = threading.Lock()
     try:
         started = time.perf_counter()
         # The observer starts after the first build (a running thread would keep the build
@@ -406,23 +413,33 @@ def serve(
         thread.start()
         if ready is not None:
             ready(url)
-        _loop({"session": session}, watch, reloader, log, error)
+        _loop({"session": session}, watch, reloader, log, error, busy)
     finally:
         if observer is not None:
             observer.stop()
         if thread is not None:
             server.shutdown()
         server.server_close()
+        stopping = isinstance(sys.exc_info()[1], KeyboardInterrupt)
+        if stopping and not busy.acquire(timeout=STOP_SECONDS):  # held: no follow-up starts
+            log("Stopped.")
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(0)  # the follow-up still reads the database: no exit clean-up under it
 
 
 def _follow_up(
-    box: dict[str, Session], pending: threading.Event, error: Callable[[str], None]
+    box: dict[str, Session],
+    pending: threading.Event,
+    error: Callable[[str], None],
+    busy: threading.Lock,
 ) -> None:
     """The background worker: after each rebuild, the search index and the review findings."""
     while True:
         pending.wait()
         pending.clear()
         try:
-            background(box["session"])
+            with busy:
+                background(box["session"])
         except MemsiteError as exc:
             error(str(exc))
