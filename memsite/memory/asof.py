@@ -112,17 +112,20 @@ def _at_date(memory: Memory, text: str, instant: datetime) -> Past:
     instant = instant.replace(microsecond=0)
     memory.index()  # the store's read model up to date: the past state's starts as its copy
     bound = instant.strftime("%Y-%m-%dT%H-%M-%SZ")
-    wanted, first = [], None
+    wanted, first, last = [], None, ""
     for name, path, inode in _listing(memory.store.entries_dir):
         written = name[:20] if _NAME_TIME.match(name) else _created(path)
         if written is not None and (first is None or written < first):
             first = written
         if written is None or written <= bound:
             wanted.append((name, inode))
+            last = max(last, written or "")
     if not wanted:
         since = f": the first was written {_shown(first)}" if first else ""
         raise InvalidInputError(f"no entry had been written by {text}{since}")
-    store = cuts.at_date(memory.store, wanted, f"d-{bound}")
+    # Named by its newest file, not by the date: every date up to the next file reads the
+    # same files, so "as of today", asked again, finds the state it made.
+    store = cuts.at_date(memory.store, wanted, f"d-{last or bound}")
     return Past(store, memory.config, Point("date", text, instant))
 
 

@@ -85,7 +85,7 @@ def current(memory: Memory) -> Trust:
     key = (
         _git_key(memory),
         memory.model.fingerprint(),
-        _stat(memory.store.written_ledger),
+        _stat(memory.store.origin.written_ledger),  # a past state's local files are the store's
         memory.config.reviewed_ref,
     )
     if memo is not None and memo[0] == key and key[0] is not None:

@@ -183,6 +183,15 @@ def test_a_day_means_its_end_and_today_means_now(store_root: Path) -> None:
     today = open_at(store_root, clock).as_of("2026-03-08")  # the day not over yet: up to now
     assert today.point is not None and today.point.instant == clock().replace(microsecond=0)
     assert len(today.list_entries()) == 3
+    # A past state is named by the files it holds: other moments with the same files, and
+    # "today" asked again a minute later, read the one already made.
+    folders = {p.name for p in (store_root / "cache" / "as-of").iterdir()}
+    clock.tick(minutes=1)
+    assert len(open_at(store_root, clock).as_of("2026-03-08").list_entries()) == 3
+    evening = open_at(store_root, clock).as_of("2026-03-07T20:00:00Z")
+    assert {r["content"] for r in evening.list_entries()} == {"Morning fact.", "Evening fact."}
+    assert {p.name for p in (store_root / "cache" / "as-of").iterdir()} == folders
+    assert len(folders) == 3  # the end of the 7th, noon and today
 
 
 def test_files_arriving_later_with_older_names_join_the_past_state(
