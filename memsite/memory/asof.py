@@ -74,15 +74,15 @@ def _instant(text: str) -> datetime | None:
         return datetime.combine(day, time(23, 59, 59), UTC)
     try:
         found = datetime.fromisoformat(text)
-    except ValueError:
+        return found.replace(tzinfo=UTC) if found.tzinfo is None else found.astimezone(UTC)
+    except (ValueError, OverflowError):  # not a date, or one UTC cannot hold (year 0, 10000)
         return None
-    return found.replace(tzinfo=UTC) if found.tzinfo is None else found.astimezone(UTC)
 
 
 def past(memory: Memory, given: str) -> Past:
     """The past state ``given`` names (see the module's docstring)."""
     text = given.strip()
-    if not text or len(text) > GIVEN_MAX or any(c.isspace() or ord(c) < 32 for c in text[:1]):
+    if not text or len(text) > GIVEN_MAX or any(ord(c) < 32 or ord(c) == 127 for c in text):
         raise InvalidInputError(
             f"invalid --as-of {given[:80]!r}: give a date (YYYY-MM-DD, or an ISO 8601 time) "
             "or a git ref (tag, branch, commit)"
@@ -93,7 +93,7 @@ def past(memory: Memory, given: str) -> Past:
     if _DATE_LIKE.fullmatch(text):
         raise InvalidInputError(
             f"invalid date {text[:80]!r} for --as-of: use YYYY-MM-DD or an ISO 8601 time "
-            "(2026-03-31T12:00:00Z)"
+            f"(2026-03-31T12:00:00Z); a tag of that name is refs/tags/{text[:80]}"
         )
     return at_ref(memory, text)
 
@@ -191,7 +191,7 @@ def at_ref(memory: Memory, ref: str) -> Past:
                 f"`git fetch origin tag {ref[:80]}`)"
             )
         raise InvalidInputError(f"no git ref or date {ref[:80]!r}: {why}")
-    commit, date = found
+    commit, seconds = found
     folder = os.path.relpath(store.entries_dir, top).replace(os.sep, "/")
     config_path = os.path.relpath(store.config_path, top).replace(os.sep, "/")
     found_store = cuts.at_commit(store, top, commit, folder, config_path)
@@ -206,7 +206,13 @@ def at_ref(memory: Memory, ref: str) -> Past:
             config = parse_config_text(text, f"{config_path} at {ref[:80]}", foreign=store.leanspec)
         except ConfigError as exc:
             raise ConfigError(f"{exc} (the config of the past state asked for)") from None
-    instant = datetime.fromisoformat(date).astimezone(UTC)
+    try:
+        instant = datetime.fromtimestamp(int(seconds), UTC)
+    except (ValueError, OverflowError, OSError):
+        raise InvalidInputError(
+            f"{ref[:80]} (commit {commit[:12]}) has a commit time no calendar holds "
+            f"({seconds[:40]!r}): give a date with --as-of instead"
+        ) from None
     return Past(found_store, config, Point("ref", ref, instant, commit))
 
 

@@ -123,7 +123,13 @@ def _survey(memory: Memory, saved: dict[str, Any], git: Any, stats: dict[str, An
     store = memory.store.origin  # a past state's files are judged by the store's git
     top = memory.project_top()
     prefix = show_prefix(store.entries_dir)
-    if git is not None and saved.get("git") == git and isinstance(saved.get("reviewed"), dict):
+    past = store is not memory.store
+    if (
+        not past
+        and git is not None
+        and saved.get("git") == git
+        and isinstance(saved.get("reviewed"), dict)
+    ):
         was = saved["reviewed"]
         found = Survey(*saved["survey"])._replace(reviewed=frozenset(was))
         again = {name for name in found.reviewed if stats.get(name) != was[name]}
@@ -132,7 +138,35 @@ def _survey(memory: Memory, saved: dict[str, Any], git: Any, stats: dict[str, An
         differ = changed(top, found.commit, prefix, sorted(again))
         return found._replace(reviewed=found.reviewed - differ)
     config = os.path.relpath(store.config_path, top)
-    return survey(top, prefix, memory.config.reviewed_ref, config)
+    found = survey(top, prefix, memory.config.reviewed_ref, config)
+    return _as_reviewed(memory, found, top, prefix) if past else found
+
+
+def _as_reviewed(memory: Memory, found: Survey, top: Path, prefix: str) -> Survey:
+    """A past state's reviewed files: those the reviewed commit holds byte for byte. Its
+    names prove nothing (a tag may hold a reviewed file's name with other bytes), and the
+    survey compared today's work tree, not the past state's files."""
+    from memsite.core.anchors import blob_id
+    from memsite.errors import GitError
+    from memsite.storage.entries import load
+    from memsite.storage.git import tree_files
+
+    if not found.on or found.commit is None:
+        return found
+    try:
+        held = tree_files(top, found.commit, [prefix.rstrip("/") + "/"])
+    except GitError:
+        return found._replace(reviewed=frozenset())
+    same = set()
+    for item in held:
+        name = item.path.rsplit("/", 1)[-1]
+        path = memory.store.entries_dir / name
+        if os.path.islink(path):
+            continue
+        data, _ = load(path, memory.store.max_entry_bytes)
+        if data is not None and blob_id(data) == item.blob:
+            same.add(name)
+    return found._replace(reviewed=frozenset(same))
 
 
 def _find(memory: Memory, key: tuple[Any, ...]) -> Trust:
@@ -150,14 +184,13 @@ def _find(memory: Memory, key: tuple[Any, ...]) -> Trust:
     new = {entry_id for entry_id, name in active if name not in scanned}
     for entry in index.entries.with_ids(new) if new else ():
         scanned[entry.filename] = content_flag(entry.content)
-    origin = store.origin  # files written in this clone: the store's ledger
+    # Files written in this clone (the store's ledger) whose bytes here, in a past state
+    # its own file, are still those memsite wrote.
     local = frozenset(
         name
-        for name, crc in written(origin).items()
-        if name not in found.reviewed and unchanged(origin, name, crc)
+        for name, crc in written(store.origin).items()
+        if name not in found.reviewed and unchanged(store, name, crc)
     )
-    if origin is not store:  # a past state: those of its files
-        local = local.intersection(stats)  # (a frozenset, as the cache's shape check wants)
     approved = approved_ids(index.records.approvals(), found.on, found.reviewed, local)
     held = held_back(active, scanned, found.on, found.reviewed, local, approved)
     outside = frozenset(index.entries.files() - found.reviewed) if found.on else frozenset()

@@ -43,9 +43,8 @@ from memsite.portal.site import Site
 
 _WRITES = frozenset({"created", "modified", "deleted", "moved", "closed"})
 POLL_SECONDS = 25.0
-# How long Ctrl-C waits for the follow-up (search index, findings) to finish what it does with
-# the read model: the interpreter's exit closes the database, and closing it under a thread
-# still reading it crashes SQLite. Past this, the process ends without the exit's clean-up.
+# How long Ctrl-C waits for the follow-up to leave the read model, whose database the exit
+# closes (under a reader, SQLite crashes); past it, the process ends without the clean-up.
 STOP_SECONDS = 5.0
 QUIET_SECONDS = 0.1
 _LIVERELOAD_RE = re.compile(r"/livereload/(\d+)\Z")
@@ -420,12 +419,18 @@ def serve(
         if thread is not None:
             server.shutdown()
         server.server_close()
-        stopping = isinstance(sys.exc_info()[1], KeyboardInterrupt)
-        if stopping and not busy.acquire(timeout=STOP_SECONDS):  # held: no follow-up starts
+        if isinstance(sys.exc_info()[1], KeyboardInterrupt) and not _quiet(busy):
             log("Stopped.")
-            sys.stdout.flush()
-            sys.stderr.flush()
+            sys.stdout.flush()  # (stderr writes through)
             os._exit(0)  # the follow-up still reads the database: no exit clean-up under it
+
+
+def _quiet(busy: threading.Lock) -> bool:
+    """Has the follow-up left the read model (``busy`` taken and kept)? Not on a 2nd Ctrl-C."""
+    try:
+        return busy.acquire(timeout=STOP_SECONDS)
+    except KeyboardInterrupt:
+        return False
 
 
 def _follow_up(

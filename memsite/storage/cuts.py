@@ -29,6 +29,7 @@ KEEP = 12  # past states kept under cache/as-of/
 ABANDONED_SECONDS = 3600  # a temporary folder this old was left by a killed process
 EXECUTABLE, REGULAR, LINK = "100755", "100644", "120000"
 MODES = (EXECUTABLE, REGULAR, LINK)
+MADE = ".made"  # in a commit's folder, once whole: the clone that made it (``Store.home``)
 
 
 def _folder(store: Store) -> Path:
@@ -89,7 +90,8 @@ def at_commit(store: Store, top: Path, commit: str, folder: str, config: str) ->
     """The store of the entry files in ``folder`` at ``commit`` (paths relative to ``top``),
     with the commit's ``config`` file; None when the commit has no such folder."""
     root = _folder(store) / f"c-{commit}"
-    if not (root / "entries").is_dir():
+    if not _made_here(store, root):
+        _discard(store, root)
         files = git.tree_files(top, commit, [folder.rstrip("/") + "/", config])
         entries = [f for f in files if f.path != config]
         if not entries:
@@ -118,17 +120,43 @@ def _make(
         for item in config:
             if item.mode != LINK and item.blob in found:
                 (building / "config.json").write_bytes(found[item.blob])
+        (building / MADE).write_text(store.home(), encoding="utf-8")
         try:
             os.rename(building, root)
         except OSError:  # another reader put it in place first: theirs is the same
             shutil.rmtree(building, ignore_errors=True)
 
 
+def _made_here(store: Store, root: Path) -> bool:
+    """Was ``root`` made whole by memsite in this clone? Its marker names the clone (as the
+    read model does, ``Store.home``): a folder committed with ``git add -f`` from elsewhere, or
+    left without its entries/, is made again, never read."""
+    try:
+        with open(root / MADE, encoding="utf-8") as handle:
+            mine = handle.read(200) == store.home()
+    except (OSError, UnicodeDecodeError):
+        return False
+    return mine and (root / "entries").is_dir() and not (root / "entries").is_symlink()
+
+
+def _discard(store: Store, root: Path) -> None:
+    """Put a folder that must not be read out of the way (renamed first: a reader never sees
+    it half removed), unless another reader has just made it whole."""
+    if os.path.lexists(root) and not _made_here(store, root):
+        aside = root.with_name(f".{root.name}.{os.getpid()}.{os.urandom(4).hex()}.old")
+        with contextlib.suppress(OSError):
+            os.rename(root, aside)
+            shutil.rmtree(aside, ignore_errors=True)
+
+
 def _write(path: Path, item: git.TreeFile, data: bytes | None) -> None:
     """One file as a checkout would make it: its bytes, a link (never followed), or, for a
     file larger than entries may be, a sparse file of its size (refused as a checkout's is)."""
     if item.mode == LINK:
-        os.symlink((data or b"").decode(errors="replace") or "missing", path)
+        try:
+            os.symlink((data or b"").decode(errors="replace") or "missing", path)
+        except (OSError, ValueError):  # a target no file system takes (a NUL, too long)
+            os.symlink("unusable-link", path)
     elif data is not None:
         path.write_bytes(data)
     elif item.mode in (REGULAR, EXECUTABLE):

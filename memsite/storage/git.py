@@ -307,10 +307,11 @@ class TreeFile(NamedTuple):
 
 
 def commit_and_date(top: Path, ref: str) -> tuple[str, str] | None:
-    """The commit ``ref`` names and its committer date (ISO 8601); None when it names none."""
+    """The commit ``ref`` names and its committer time (seconds since 1970, as git spells
+    it: a crafted commit may hold any number); None when it names none."""
     if ref.startswith("-"):
         return None  # never an option to git
-    done = _answer(top, "log", "-1", "--no-walk", "--format=%H%n%cI", f"{ref}^{{commit}}", "--")
+    done = _answer(top, "log", "-1", "--no-walk", "--format=%H%n%ct", f"{ref}^{{commit}}", "--")
     lines = done.stdout.split() if done is not None else []
     return (lines[0], lines[1]) if len(lines) == 2 else None
 
@@ -371,13 +372,14 @@ def tags_matching(top: Path, pattern: str) -> list[tuple[str, str, str]]:
         "for-each-ref",
         "--sort=version:refname",  # ties (tags of one second) in version order
         "--sort=creatordate",
-        "--format=%(refname:strip=2)%00%(objectname)%00%(*objectname)%00%(creatordate:iso-strict)",
+        "--format=%(refname:strip=2)%00%(objectname)%00%(*objectname)%00%(creatordate:iso-strict)"
+        "%00%(objecttype)%00%(*objecttype)",
         f"refs/tags/{pattern}",
     )
     found = []
     for line in done.stdout.splitlines() if done is not None else []:
         fields = line.split("\0")
-        if len(fields) == 4:
-            name, plain, peeled, date = fields
+        if len(fields) == 6 and (fields[5] or fields[4]) == "commit":  # not a tree's or blob's
+            name, plain, peeled, date = fields[:4]
             found.append((name, peeled or plain, date))
     return found

@@ -7,6 +7,7 @@ import json
 import os
 import random
 import shutil
+import subprocess
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -132,10 +133,9 @@ def test_a_ref_gives_what_a_checkout_of_it_gives(project: Path, store_root: Path
         there = open_at(checkout / ".memsite", lambda instant=instant: instant)
         mine, theirs = answers(past), answers(there)
         # The files written in this clone are counted from its ledger; a checkout has none.
-        # (those of its files still here: nothing is pushed, some were deleted since).
+        # (all its files: nothing is pushed).
         files = os.listdir(past.store.entries_dir)
-        here = [name for name in files if (store_root / "entries" / name).exists()]
-        assert mine["status"]["trust"].pop("local") == len(here) > 0
+        assert mine["status"]["trust"].pop("local") == len(files) > 0
         theirs["status"]["trust"].pop("local")
         for name in mine:  # provenance and trust included
             assert mine[name] == theirs[name], name
@@ -223,6 +223,10 @@ def test_files_arriving_later_with_older_names_join_the_past_state(
         ("--output=x", "no git ref or date '--output=x'"),
         ("", "invalid --as-of"),
         ("x" * 300, "invalid --as-of"),
+        ("HEAD@{x\x1b[31mRED}", "invalid --as-of"),
+        ("9999-12-31T23:59:59-01:00", "invalid date"),  # past what UTC can hold
+        ("0001-01-01T00:00:00+01:00", "invalid date"),
+        ("2026-11", "a tag of that name is refs/tags/2026-11"),
     ],
 )
 def test_bad_points_are_one_clear_line(
@@ -275,15 +279,25 @@ def test_invalid_files_at_a_ref_are_reported_not_fatal(project: Path, store_root
     (entries / "2026-03-07T10-00-01Z-huge0000.json").write_bytes(b" " * (2 << 20))
     (entries / "2026-03-07T10-00-02Z-link0000.json").symlink_to("/etc/passwd")
     git(project, "add", "-A")
+    # A link whose target no file system takes (a NUL in it): only git can hold it.
+    blob = (
+        subprocess.run(
+            ["git", "hash-object", "-w", "--stdin"], cwd=project, input=b"a\0b", capture_output=True
+        )
+        .stdout.decode()
+        .strip()
+    )
+    nul = ".memsite/entries/2026-03-07T10-00-03Z-nul00000.json"
+    git(project, "update-index", "--add", "--cacheinfo", f"120000,{blob},{nul}")
     git(project, "commit", "-qm", "bad files")
     for path in list(entries.iterdir()):
         if "broken" in path.name or "huge" in path.name or "link" in path.name:
             path.unlink()
     past = open_at(store_root, clock).as_of("HEAD")
     assert [r["content"] for r in past.list_entries()] == ["A fact."]
-    assert past.status()["invalid"] == 3
+    assert past.status()["invalid"] == 4
     problems = json.dumps([f for f in past.review()["findings"] if f["kind"] == "invalid_file"])
-    for name in ("broken00", "huge0000", "link0000"):
+    for name in ("broken00", "huge0000", "link0000", "nul00000"):
         assert f"Z-{name}.json" in problems
     # The link was written as a link, and never followed; the next past state is made too.
     link = past.store.entries_dir / "2026-03-07T10-00-02Z-link0000.json"
@@ -306,6 +320,39 @@ def test_a_commit_killed_half_way_is_never_used(project: Path, store_root: Path)
     assert past.store.root == folder / f"c-{commit}"
     shutil.rmtree(store_root / "cache")  # the cache is derived: deleting it loses nothing
     assert len(open_at(store_root, clock).as_of("HEAD").list_entries()) == 1
+    made = folder / f"c-{commit}"
+    shutil.rmtree(made / "entries")  # an eviction cut short
+    assert len(open_at(store_root, clock).as_of("HEAD").list_entries()) == 1
+    # A folder that came with the files (git add -f), or was made by another clone, holding
+    # other files: made again from the commit, never read.
+    (made / ".made").write_text("0:0", encoding="utf-8")
+    forged = json.loads(next((made / "entries").iterdir()).read_text())
+    forged.update(id="0f0f0f0f-0000-4000-8000-000000000000", content="Forged.")
+    (made / "entries" / "2026-03-07T10-00-00Z-0f0f0f0f.json").write_text(json.dumps(forged))
+    shown = [r["content"] for r in open_at(store_root, clock).as_of("HEAD").list_entries()]
+    assert shown == ["A fact."]
+
+
+def test_a_commit_time_no_calendar_holds_is_one_line(project: Path, store_root: Path) -> None:
+    clock = Clock()
+    open_at(store_root, clock).add("A fact.", "conventions")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "one")
+    tree = git(project, "rev-parse", "HEAD^{tree}")
+    text = f"tree {tree}\nauthor a <a@b> 1 +0000\ncommitter a <a@b> 99999999999999 +0000\n\nx\n"
+    crafted = (
+        subprocess.run(
+            ["git", "hash-object", "-t", "commit", "-w", "--stdin", "--literally"],
+            cwd=project,
+            input=text.encode(),
+            capture_output=True,
+            check=True,
+        )
+        .stdout.decode()
+        .strip()
+    )
+    with pytest.raises(InvalidInputError, match="commit time no calendar holds"):
+        open_at(store_root, clock).as_of(crafted)
 
 
 def test_the_gate_holds_in_the_past_as_today(tmp_path: Path) -> None:
@@ -365,3 +412,28 @@ def test_validity_is_judged_at_the_past_moment(store_root: Path) -> None:
     assert "Code freeze" in before.context() and "Release train" not in before.context()
     (upcoming,) = [r for r in before.list_entries() if r.get("upcoming")]
     assert upcoming["content"] == "Release train every Tuesday."
+
+
+def test_a_ref_cannot_pass_new_text_under_a_reviewed_name(tmp_path: Path) -> None:
+    """A branch that rewrites a reviewed fact's file in place (same name, other text) does not
+    get its text delivered as reviewed in the branch's past state."""
+    from tests.memory.test_trust import MALICE, Team, commit
+
+    team = Team(tmp_path)
+    (path,) = [p for p in (team.root / ".memsite" / "entries").iterdir()]
+    git(team.root, "checkout", "-q", "-b", "evil")
+    obj = json.loads(path.read_text())
+    path.write_text(json.dumps({**obj, "content": MALICE}))
+    commit(team.root, "Mallory", "reword")
+    git(team.root, "tag", "evil-tag")
+    git(team.root, "checkout", "-q", "main")
+    past = team.memory().as_of("evil-tag")
+    (row,) = past.list_entries()
+    assert row["content"] == MALICE
+    assert row["trust"] == "unreviewed" and row["held_back"] == "unreviewed"
+    assert MALICE not in past.context()
+    today = team.memory().list_entries()
+    assert today[0]["trust"] == "reviewed" and today[0]["content"] != MALICE
+    # The reviewed commit's own bytes, read at a ref, are reviewed.
+    (row,) = team.memory().as_of("main").list_entries()
+    assert row["trust"] == "reviewed" and "held_back" not in row

@@ -43,6 +43,9 @@ def test_each_release_with_its_changes(project: Path, store_root: Path) -> None:
     memory.delete(pnpm)
     tag(project, "v3")
     tag(project, "other")  # not matching the pattern
+    blob = git(project, "hash-object", "-w", "README.md")
+    git(project, "tag", "v9-blob", blob)  # a tag on a blob: no release, and no failure
+    git(project, "tag", "v9-tree", git(project, "rev-parse", "HEAD^{tree}"))
     found = releases(open_at(store_root, clock), "v*")
     assert [r["tag"] for r in found] == ["v1", "v2", "v3"]
     first, second, third = found

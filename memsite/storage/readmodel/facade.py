@@ -287,7 +287,7 @@ class Index:
         building = self.store.cache_dir / f".index-{unique}{TEMP_SUFFIX}"
         try:
             self.store.writable(self.store.cache_dir, children=True).mkdir(exist_ok=True)
-            src = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+            src = sqlite3.connect(f"{source.absolute().as_uri()}?mode=ro", uri=True)
             with contextlib.closing(src), contextlib.closing(sqlite3.connect(building)) as db:
                 src.backup(db)
                 if not schema.ready(db, self.store.origin.home()):
