@@ -11,6 +11,7 @@ whose Host or Origin names another server is refused (memsite.core.hosts: DNS re
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import gc
 import os
@@ -43,9 +44,7 @@ from memsite.portal.site import Site
 
 _WRITES = frozenset({"created", "modified", "deleted", "moved", "closed"})
 POLL_SECONDS = 25.0
-# How long Ctrl-C waits for the follow-up to leave the read model, whose database the exit
-# closes (under a reader, SQLite crashes); past it, the process ends without the clean-up.
-STOP_SECONDS = 5.0
+STOP_SECONDS = 5.0  # Ctrl-C's wait for the follow-up to leave the read model (see _quiet)
 QUIET_SECONDS = 0.1
 _LIVERELOAD_RE = re.compile(r"/livereload/(\d+)\Z")
 _SCRIPT = (
@@ -419,18 +418,19 @@ def serve(
         if thread is not None:
             server.shutdown()
         server.server_close()
-        if isinstance(sys.exc_info()[1], KeyboardInterrupt) and not _quiet(busy):
-            log("Stopped.")
-            sys.stdout.flush()  # (stderr writes through)
-            os._exit(0)  # the follow-up still reads the database: no exit clean-up under it
+        if isinstance(sys.exc_info()[1], KeyboardInterrupt):
+            _quiet(busy, log)
 
 
-def _quiet(busy: threading.Lock) -> bool:
-    """Has the follow-up left the read model (``busy`` taken and kept)? Not on a 2nd Ctrl-C."""
-    try:
-        return busy.acquire(timeout=STOP_SECONDS)
-    except KeyboardInterrupt:
-        return False
+def _quiet(busy: threading.Lock, log: Callable[[str], None]) -> None:
+    """Wait for the follow-up to leave the read model (``busy``, then kept), whose database
+    the exit closes (under a reader, SQLite crashes); else end here, without that clean-up."""
+    with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C: end here
+        if busy.acquire(timeout=STOP_SECONDS):
+            return
+    log("Stopped.")
+    sys.stdout.flush()  # (stderr writes through)
+    os._exit(0)  # the follow-up still reads the database: no exit clean-up under it
 
 
 def _follow_up(
