@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memsite.core.config import Config
-from memsite.errors import InvalidInputError, StorageError
+from memsite.errors import InvalidInputError
+from memsite.storage.entries import entry_inodes
 from memsite.storage.layout import Store
 
 if TYPE_CHECKING:
@@ -111,9 +112,9 @@ def _at_date(memory: Memory, text: str, instant: datetime) -> Past:
             )
     instant = instant.replace(microsecond=0)
     memory.index()  # the store's read model up to date: the past state's starts as its copy
-    bound = instant.strftime("%Y-%m-%dT%H-%M-%SZ")
+    bound = _name_time(instant)
     wanted, first, last = [], None, ""
-    for name, path, inode in _listing(memory.store.entries_dir):
+    for name, path, inode in entry_inodes(memory.store):
         written = name[:20] if _NAME_TIME.match(name) else _created(path)
         if written is not None and (first is None or written < first):
             first = written
@@ -129,20 +130,11 @@ def _at_date(memory: Memory, text: str, instant: datetime) -> Past:
     return Past(store, memory.config, Point("date", text, instant))
 
 
-def _listing(folder: Path) -> list[tuple[str, str, int]]:
-    """(name, path, inode) of the candidate entry files, as readdir gives them (no ``stat``:
-    at 10k a listing with one costs 120 ms); folders are left out (none can be an entry)."""
-    try:
-        with os.scandir(folder) as items:
-            return [
-                (item.name, item.path, item.inode())
-                for item in items
-                if item.name[-5:] == ".json"
-                and item.name[0] != "."
-                and not item.is_dir(follow_symlinks=False)
-            ]
-    except OSError as exc:
-        raise StorageError(f"cannot read {folder}: {exc.strerror}") from None
+def _name_time(moment: datetime) -> str:
+    """``moment`` as entry file names start with it (``core.entry.filename_for``)."""
+    from memsite.core.entry import filename_for
+
+    return filename_for(moment, "")[:20]
 
 
 def _created(path: str) -> str | None:
@@ -150,17 +142,14 @@ def _created(path: str) -> str | None:
     give it; None when unreadable (it is kept: review reports it, as today)."""
     import json
 
-    from memsite.core.entry import MAX_ENTRY_BYTES
+    from memsite.core.entry import MAX_ENTRY_BYTES, parse_created
     from memsite.storage.entries import load
 
     data, _ = load(path, MAX_ENTRY_BYTES)
     try:
-        value = json.loads(data or b"").get("created")
-        found = datetime.fromisoformat(value)
+        return _name_time(parse_created(json.loads(data or b"").get("created")))
     except (ValueError, TypeError, AttributeError, RecursionError):
         return None
-    found = found.replace(tzinfo=UTC) if found.tzinfo is None else found.astimezone(UTC)
-    return found.strftime("%Y-%m-%dT%H-%M-%SZ")
 
 
 def _shown(name_time: str) -> str:
@@ -192,8 +181,7 @@ def at_ref(memory: Memory, ref: str) -> Past:
             )
         raise InvalidInputError(f"no git ref or date {ref[:80]!r}: {why}")
     commit, seconds = found
-    folder = os.path.relpath(store.entries_dir, top).replace(os.sep, "/")
-    config_path = os.path.relpath(store.config_path, top).replace(os.sep, "/")
+    folder, config_path = tree_paths(store, top)
     found_store = cuts.at_commit(store, top, commit, folder, config_path)
     if found_store is None:
         raise InvalidInputError(
@@ -214,6 +202,12 @@ def at_ref(memory: Memory, ref: str) -> Past:
             f"({seconds[:40]!r}): give a date with --as-of instead"
         ) from None
     return Past(found_store, config, Point("ref", ref, instant, commit))
+
+
+def tree_paths(store: Store, top: Path) -> tuple[str, str]:
+    """Where the store's entries/ folder and config file are in a commit's tree of ``top``."""
+    folder, config = (os.path.relpath(p, top) for p in (store.entries_dir, store.config_path))
+    return folder.replace(os.sep, "/"), config.replace(os.sep, "/")
 
 
 class Past(NamedTuple):

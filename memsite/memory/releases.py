@@ -10,7 +10,6 @@ without a read model (a release needs statuses only). Texts are redacted as ever
 from __future__ import annotations
 
 import fnmatch
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,8 +23,6 @@ if TYPE_CHECKING:
     from memsite.memory import Memory
 
 PATTERN_MAX = 200
-LINK = "120000"
-READABLE = ("100644", "100755")  # regular files (a link is never an entry, as in a checkout)
 
 
 def releases(memory: Memory, pattern: str) -> list[dict[str, Any]]:
@@ -78,17 +75,23 @@ def _check(pattern: str) -> None:
 def _states(memory: Memory, top: Path, pattern: str) -> Iterator[tuple[str, str, str, Any]]:
     """(tag, commit, date, (compaction, successors)) of each tag that holds the memory."""
     from memsite.core.compaction import compact
+    from memsite.memory.asof import tree_paths
     from memsite.storage import git
 
     store = memory.store
-    folder = os.path.relpath(store.entries_dir, top).replace(os.sep, "/") + "/"
-    config = os.path.relpath(store.config_path, top).replace(os.sep, "/")
+    folder, config = tree_paths(store, top)
+    folder += "/"
     tags = [
         (t, c, d, git.tree_files(top, c, [folder, config]))
         for t, c, d in git.tags_matching(top, pattern)
     ]
     limit = store.max_entry_bytes
-    wanted = {f.blob for *_, files in tags for f in files if f.mode in READABLE and f.size <= limit}
+    wanted = {
+        f.blob
+        for *_, files in tags
+        for f in files
+        if f.mode in (git.REGULAR, git.EXECUTABLE) and f.size <= limit
+    }
     blobs = git.blobs(top, wanted)
     parsed: dict[tuple[str, str], Any] = {}
     for tag, commit, date, files in tags:
@@ -128,6 +131,7 @@ def _categories(memory: Memory, config: list[Any], blobs: dict[str, bytes]) -> A
     unreadable one: the release is shown, not refused)."""
     from memsite.core.config import Config, parse_config_text
     from memsite.errors import ConfigError
+    from memsite.storage.git import LINK
 
     for item in config:
         if item.blob in blobs and item.mode != LINK:

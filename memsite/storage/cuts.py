@@ -27,8 +27,7 @@ from memsite.storage.layout import Store
 
 KEEP = 12  # past states kept under cache/as-of/
 ABANDONED_SECONDS = 3600  # a temporary folder this old was left by a killed process
-EXECUTABLE, REGULAR, LINK = "100755", "100644", "120000"
-MODES = (EXECUTABLE, REGULAR, LINK)
+MODES = (git.EXECUTABLE, git.REGULAR, git.LINK)
 MADE = ".made"  # in a commit's folder, once whole: the clone that made it (``Store.home``)
 
 
@@ -118,7 +117,7 @@ def _make(
             if name.endswith(".json") and not name.startswith("."):
                 _write(building / "entries" / name, item, found.get(item.blob))
         for item in config:
-            if item.mode != LINK and item.blob in found:
+            if item.mode != git.LINK and item.blob in found:
                 (building / "config.json").write_bytes(found[item.blob])
         (building / MADE).write_text(store.home(), encoding="utf-8")
         try:
@@ -152,14 +151,14 @@ def _discard(store: Store, root: Path) -> None:
 def _write(path: Path, item: git.TreeFile, data: bytes | None) -> None:
     """One file as a checkout would make it: its bytes, a link (never followed), or, for a
     file larger than entries may be, a sparse file of its size (refused as a checkout's is)."""
-    if item.mode == LINK:
+    if item.mode == git.LINK:
         try:
             os.symlink((data or b"").decode(errors="replace") or "missing", path)
         except (OSError, ValueError):  # a target no file system takes (a NUL, too long)
             os.symlink("unusable-link", path)
     elif data is not None:
         path.write_bytes(data)
-    elif item.mode in (REGULAR, EXECUTABLE):
+    elif item.mode in (git.REGULAR, git.EXECUTABLE):
         with open(path, "wb") as handle:
             handle.truncate(item.size)
 

@@ -153,6 +153,22 @@ def listing(store: Store) -> list[tuple[str, str, os.stat_result]]:
     return found
 
 
+def entry_inodes(store: Store) -> list[tuple[str, str, int]]:
+    """(name, path, inode) of the candidate entry files as the folder's listing gives them,
+    without a ``stat`` each (``listing``'s costs 120 ms at 10k); folders are left out."""
+    try:
+        with os.scandir(store.entries_dir) as items:
+            return [
+                (item.name, item.path, item.inode())
+                for item in items
+                if item.name[-5:] == ".json"
+                and item.name[0] != "."
+                and not item.is_dir(follow_symlinks=False)
+            ]
+    except OSError as exc:
+        raise StorageError(f"cannot read {store.entries_dir}: {exc.strerror}") from None
+
+
 def _shared(value: Any) -> Any:
     return sys.intern(value) if type(value) is str else value
 

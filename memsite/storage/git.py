@@ -297,6 +297,10 @@ class Repository:
 # --- the memory at a commit (``storage.cuts``) ----------------------------------------------
 
 
+# Modes of a file in a git tree.
+REGULAR, EXECUTABLE, LINK = "100644", "100755", "120000"
+
+
 class TreeFile(NamedTuple):
     """One file at a commit: its mode, blob id, size and path (relative to the top)."""
 
