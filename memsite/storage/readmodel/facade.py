@@ -1,5 +1,5 @@
 """The read model of one store, :class:`Index`: its database file, its freshness, and the
-objects that read it (``entries``, ``records``, ``search``, ``views``).
+objects that read it (``entries``, ``records``, ``search``, ``views``, ``vectors``).
 
 Freshness costs one ``stat`` of entries/: its inode, mtime and ctime are recorded after each
 listing, and the folder is listed again only when they differ. A recorded state is *trusted*
@@ -27,6 +27,7 @@ from memsite.storage.readmodel.queries import Entries, Records
 from memsite.storage.readmodel.rows import collector_resting, transaction
 from memsite.storage.readmodel.search import Search
 from memsite.storage.readmodel.snapshot import Snapshot
+from memsite.storage.readmodel.vectors import Vectors
 from memsite.storage.readmodel.views import Views
 
 # How long a command waits for another's write to the database before it answers from an
@@ -51,6 +52,7 @@ class Index:
         self.records = Records(self)
         self.search = Search(self)
         self.views = Views(self)
+        self.vectors = Vectors(self)
 
     # --- the database file ------------------------------------------------------------------
 

@@ -35,6 +35,7 @@ from memsite.storage.readmodel.rows import (
     unkey,
 )
 from memsite.storage.readmodel.statuses import component, restatus, retired_all
+from memsite.storage.readmodel.vectors import forget
 
 if TYPE_CHECKING:
     from memsite.parallel import Task
@@ -148,6 +149,7 @@ def _remove(db: sqlite3.Connection, removed: Sequence[str], gone: Sequence[Row])
             db.execute(f"DELETE FROM sup WHERE n IN ({numbers})", ns)
             db.execute(f"DELETE FROM fts WHERE rowid IN ({numbers})", ns)
             db.execute(f"DELETE FROM anchors WHERE n IN ({numbers})", ns)
+            forget(db, ns)
         db.execute(f"DELETE FROM records WHERE file IN ({held})", chunk)
     _count(db, -len(gone), -sum(r.length for r in gone))
 

@@ -17,8 +17,9 @@ from memsite.storage.readmodel.prepare import digest
 from memsite.version import __version__
 
 # 3: repeated names interned in the rows' data; 4: STRICT tables, a known status; 5: the index
-# bullets' exact token counts; 6: the validity windows (opens, closes)
-SCHEMA = 6
+# bullets' exact token counts; 6: the validity windows (opens, closes); 7: the semantic extra's
+# vectors and tokenizer tables (``readmodel.vectors``)
+SCHEMA = 7
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v ANY) STRICT, WITHOUT ROWID;
@@ -69,6 +70,14 @@ CREATE TABLE IF NOT EXISTS anchors(
     first INTEGER, last INTEGER, span TEXT
 ) STRICT;
 CREATE INDEX IF NOT EXISTS anchors_n ON anchors(n);
+CREATE TABLE IF NOT EXISTS codes(n INTEGER PRIMARY KEY, code BLOB NOT NULL) STRICT;
+CREATE TABLE IF NOT EXISTS vecs(n INTEGER PRIMARY KEY, vec BLOB NOT NULL) STRICT;
+CREATE TABLE IF NOT EXISTS pieces(piece TEXT PRIMARY KEY, id INTEGER NOT NULL)
+    STRICT, WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS merges(pair TEXT PRIMARY KEY, rank INTEGER NOT NULL)
+    STRICT, WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS packs(k TEXT PRIMARY KEY, stamp TEXT NOT NULL, data BLOB NOT NULL)
+    STRICT;
 """
 
 NAMES = (
@@ -82,6 +91,11 @@ NAMES = (
     "dirty",
     "records",
     "anchors",
+    "codes",
+    "vecs",
+    "pieces",
+    "merges",
+    "packs",
 )
 
 
@@ -143,6 +157,9 @@ def create(db: sqlite3.Connection, home: str, *, indexes: bool = True) -> None:
             ("documents", 0),
             ("total_length", 0),
             ("temporaries", 1),
+            ("vector_model", ""),
+            ("vectors", 0),
+            ("vector_removals", 0),
         ],
     )
 
