@@ -69,12 +69,38 @@ def test_a_command_loads_no_other_command_module(store_root: Path) -> None:
     assert sorted(m for m in modules if m.startswith("memsite.cli.")) == [
         "memsite.cli.kit",
         "memsite.cli.main",
-        "memsite.cli.memory",
+        "memsite.cli.recall",
     ]
     modules = loaded_after(["add", "Use pnpm, never npm", "-c", "conventions"], cwd)
     assert "memsite.cli.memory" in modules
     assert "memsite.core.review" not in modules and "memsite.core.transfer" not in modules
     assert "memsite.cli.upkeep" not in modules
+    # A write never waits for the semantic model: facts are embedded by the next search.
+    assert not {"numpy", "tokenizers", "wordllama"} & set(modules)
+
+
+def test_search_by_words_loads_no_model(store_root: Path) -> None:
+    """`search --mode exact` loads neither numpy nor the tokenizer, and neither does a hybrid
+    search, whose query is encoded in plain Python (``core.bpe``, ``core.vectors``): numpy
+    alone costs ~120 ms, more than the whole search."""
+    cwd = store_root.parent
+    subprocess.run(
+        [sys.executable, "-m", "memsite", "add", "Use pnpm, never npm", "-c", "conventions"],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
+    subprocess.run(  # the first hybrid search embeds the fact (numpy, once)
+        [sys.executable, "-m", "memsite", "search", "pnpm"],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
+    for mode in ("exact", "hybrid"):
+        modules = loaded_after(["search", "package manager", "--mode", mode], cwd)
+        assert "memsite.cli.recall" in modules
+        assert not {"numpy", "tokenizers", "wordllama"} & set(modules), mode
+    assert "memsite.core.bpe" in loaded_after(["search", "pnpm", "--mode", "hybrid"], cwd)
 
 
 def test_context_with_fresh_views_loads_no_rules(store_root: Path) -> None:

@@ -30,13 +30,15 @@ if TYPE_CHECKING:
 # imports) is loaded only when that command runs, or when help lists them all.
 COMMANDS = {
     **dict.fromkeys(
-        ("init", "add", "amend", "read", "list", "search", "delete", "log", "sessions"), "memory"
+        ("init", "add", "amend", "read", "list", "delete", "log", "sessions"), "memory"
     ),
+    "search": "recall",
     **dict.fromkeys(("reconcile", "verify", "retire", "relate", "check"), "standing"),
     **dict.fromkeys(("compact", "review", "prune", "status", "context"), "upkeep"),
     **dict.fromkeys(("build", "serve", "gh-deploy"), "portal"),
     "approve": "trust",
     "agents": "agents",
+    "prompt": "prompt",
     "mcp": "mcp",
     **dict.fromkeys(("import", "export"), "transfer"),
 }

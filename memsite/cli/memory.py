@@ -1,4 +1,4 @@
-"""Commands that write and read facts: init, add, amend, read, list, search, delete, log."""
+"""Commands that write and read facts: init, add, amend, read, list, delete, log, sessions."""
 
 from __future__ import annotations
 
@@ -289,53 +289,6 @@ def list_(
 
 
 @click.command()
-@click.argument("query")
-@click.option("-c", "--category", help="Only this category.")
-@click.option(
-    "--limit",
-    type=click.IntRange(1, COUNT_MAX),
-    default=20,
-    show_default=True,
-    help="At most N hits.",
-)
-@click.option("--all", "include_all", is_flag=True, help="Search inactive entries too.")
-@click.option("--daily", is_flag=True, help="Search the daily logs too.")
-@click.option(
-    "--expand", is_flag=True, help="Add the facts linked to the hits (each with its via)."
-)
-@as_of_option
-@json_option
-@click.pass_context
-def search(
-    ctx: click.Context,
-    query: str,
-    category: str | None,
-    limit: int,
-    include_all: bool,
-    daily: bool,
-    expand: bool,
-    as_of: str | None,
-    as_json: bool,
-) -> None:
-    """Ranked search over content, tags and keys (typos tolerated)."""
-    memory = get_memory(ctx, as_of)
-    rows = memory.search(query, category, limit, include_all, daily, expand)
-    if as_json:
-        emit_json(with_point(memory, rows, "hits"))
-        return
-
-    def extra(row: dict[str, Any]) -> str:
-        if "via" in row:
-            via = row["via"]
-            return f"  (via {via['type']} {via['id'][:8]})"
-        if include_all:
-            return f"  [{row.get('status', 'daily')}] ({row['score']:.2f})"
-        return f"  ({row['score']:.2f})"
-
-    print_entries(rows, extra)
-
-
-@click.command()
 @click.argument("entry_id", metavar="ID")
 @json_option
 @click.pass_context
@@ -436,4 +389,4 @@ def sessions_show(ctx: click.Context, session: str, as_json: bool) -> None:
             out(f"  {line}")
 
 
-COMMANDS: list[click.Command] = [init, add, amend, read, list_, search, delete, log, sessions]
+COMMANDS: list[click.Command] = [init, add, amend, read, list_, delete, log, sessions]

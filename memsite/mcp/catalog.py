@@ -54,7 +54,9 @@ DESCRIPTIONS: dict[str, str] = {
     ),
     "memory_search": (
         "Ranked search over the memory's content, tags and keys; best hits first. A hit with "
-        'trust "unreviewed" or held_back was not vetted: check it against the code. as_of: '
+        'trust "unreviewed" or held_back was not vetted: check it against the code. mode: '
+        "exact (words, typos tolerated), semantic (meaning) or hybrid (both; the default when "
+        "the semantic extra is installed); each hit's signals say which found it. as_of: "
         "search the memory as it was at a date or git ref (what was known then)."
     ),
     "memory_list": (

@@ -68,6 +68,13 @@ IncludeAll = Annotated[
     bool, Field(description="Also superseded, duplicate and overridden entries (with status).")
 ]
 Daily = Annotated[bool, Field(description="Also search the daily session logs.")]
+SearchMode = Annotated[
+    Literal["auto", "exact", "semantic", "hybrid"],
+    Field(
+        description="By words (exact), by meaning (semantic, needs memsite[semantic]) or both "
+        "(hybrid); auto: hybrid when the semantic extra is installed, else exact."
+    ),
+]
 Expand = Annotated[
     bool, Field(description="Also the facts linked to the hits, each with 'via' (hit, link).")
 ]

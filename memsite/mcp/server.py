@@ -52,6 +52,7 @@ from memsite.mcp.params import (
     Repin,
     RetireReason,
     SearchLimit,
+    SearchMode,
     TagFilter,
     ValidFrom,
     ValidTo,
@@ -316,11 +317,20 @@ def _read_tools(server: MCPServer[Any], session: _Session) -> None:
         include_all: IncludeAll = False,
         daily: Daily = False,
         expand: Expand = False,
+        mode: SearchMode = "auto",
         as_of: AsOf = None,
     ) -> SearchResult:
         with _tool_errors():
             memory = _past(session.memory(), as_of)
-            rows = memory.search(query, category, limit, include_all, daily, expand)
+            rows = memory.search(
+                query,
+                category=category,
+                limit=limit,
+                include_all=include_all,
+                daily=daily,
+                expand=expand,
+                mode=mode,
+            )
         entries = cast(list[EntryOut | DailyHit], _shown(rows))
         return cast(SearchResult, _dated(memory, {"entries": entries}))
 

@@ -38,6 +38,8 @@ class EntryOut(TypedDict):
     upcoming: NotRequired[bool]
     status: NotRequired[str]
     score: NotRequired[float]
+    signals: NotRequired[list[Literal["exact", "semantic"]]]
+    similarity: NotRequired[float]
     provenance: NotRequired[Provenance | None]
     trust: NotRequired[Literal["reviewed", "local", "unreviewed"] | None]
     held_back: NotRequired[str]
@@ -52,6 +54,7 @@ class DailyHit(TypedDict):
     line: int
     text: str
     score: float
+    signals: NotRequired[list[Literal["exact", "semantic"]]]
 
 
 class ChainLink(TypedDict):

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from memsite.memory.portal_input import FileLinks as FileLinks
     from memsite.memory.portal_input import PortalInput as PortalInput
     from memsite.memory.review import Later as Later
-    from memsite.memory.shapes import AddOptions, AmendOptions
+    from memsite.memory.shapes import AddOptions, AmendOptions, SearchOptions
     from memsite.storage.git import Repository
     from memsite.storage.readmodel import Index
 
@@ -286,19 +286,12 @@ class Memory:
 
         return reads.list_entries(self, category, tag, include_all, limit)
 
-    def search(
-        self,
-        query: str,
-        category: str | None = None,
-        limit: int = 20,
-        include_all: bool = False,
-        daily: bool = False,
-        expand: bool = False,
-    ) -> list[dict[str, Any]]:
-        """Ranked search over content, tags and keys (``daily``: logs; ``expand``: links)."""
-        from memsite.memory import reads
+    def search(self, query: str, **options: Unpack[SearchOptions]) -> list[dict[str, Any]]:
+        """Ranked search by words, meaning or both (options: category, limit, include_all,
+        daily, expand, mode: ``recall.search``)."""
+        from memsite.memory import recall
 
-        return reads.search(self, query, category, limit, include_all, daily, expand)
+        return recall.search(self, query, **options)
 
     def sessions(self) -> list[dict[str, Any]]:
         """Sessions with daily logs, most recently active first."""
@@ -318,26 +311,35 @@ class Memory:
 
         return views.compact(self, full)
 
-    def context(self, budget: int | None = None, session: str | None = None) -> str:
+    def context(
+        self, budget: int | None = None, session: str | None = None, task: str | None = None
+    ) -> str:
         """What an agent gets at session start (see ``context_with_warnings``)."""
-        return self.context_with_warnings(budget, session)[0]
+        return self.context_with_warnings(budget, session, task)[0]
 
     def context_with_warnings(
-        self, budget: int | None = None, session: str | None = None
+        self, budget: int | None = None, session: str | None = None, task: str | None = None
     ) -> tuple[str, list[str]]:
-        """index.md within the budget (compacting first when the views are stale), then the
-        last session's open work (not ``session``'s, the current one) when configured."""
-        from memsite.memory import views
+        """index.md within the budget (compacting first when the views are stale), the facts
+        most relevant to ``task`` first, then the last session's open work (not ``session``'s,
+        the current one) when configured."""
+        from memsite.memory import context
 
-        return views.context(self, budget, session)
+        return context.context(self, budget, session, task)
 
     def context_report(
-        self, budget: int | None = None, session: str | None = None
+        self, budget: int | None = None, session: str | None = None, task: str | None = None
     ) -> dict[str, Any]:
         """`context --json`: the text with the ids it holds, left out and held back."""
-        from memsite.memory import views
+        from memsite.memory import context
 
-        return views.context_report(self, budget, session)
+        return context.context_report(self, budget, session, task)
+
+    def prompt_facts(self, prompt: str, session: str | None = None) -> dict[str, Any]:
+        """The few facts most relevant to a runner's prompt, once per session (``focus``)."""
+        from memsite.memory import focus
+
+        return focus.prompt_facts(self, prompt, session)
 
     def index_text(self, budget: int | None = None) -> str:
         """index.md as compaction writes it, within ``budget`` (default: the config's)."""

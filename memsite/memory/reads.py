@@ -174,44 +174,50 @@ def _standing_fields(memory: Memory, entries: list[Entry]) -> dict[str, dict[str
     return {entry_id: {**known.fields(), **trust[entry_id]} for entry_id, known in found.items()}
 
 
-def search(
-    memory: Memory,
-    query: str,
-    category: str | None = None,
-    limit: int = 20,
-    include_all: bool = False,
-    daily: bool = False,
-    expand: bool = False,
-) -> list[dict[str, Any]]:
-    """Ranked search over content, tags and keys (``core.ranking`` over the index's
-    candidates); with ``daily`` the daily logs' lines too; with ``expand`` the facts linked
-    to the hits follow, each with ``via``."""
+def check_query(memory: Memory, query: str, category: str | None) -> None:
     if not query.strip():
         raise InvalidInputError("search query is empty: give words to look for")
     if len(query) > QUERY_MAX:
         raise InvalidInputError(f"search query is over {QUERY_MAX} characters: shorten it")
     _check_filters(memory, category)
+
+
+def exact(
+    memory: Memory, query: str, category: str | None, include_all: bool, daily: bool
+) -> list[tuple[SortKey, dict[str, Any] | Row]]:
+    """The lexical ranking (``core.ranking`` over the index's candidates; ``daily``: the
+    daily logs' lines too), best first."""
     plan, scored = _ranked(memory, query, category, include_all)
     if daily:
         scored += _daily_hits(memory, plan)
     scored.sort(key=lambda pair: pair[0], reverse=True)
-    chosen = scored[: max(limit, 0)]
-    entries = {hit.id: hit.entry() for _, hit in chosen if not isinstance(hit, dict)}
+    return scored
+
+
+def shape_hits(
+    memory: Memory,
+    chosen: list[tuple[float, dict[str, Any] | Row, dict[str, Any]]],
+    include_all: bool,
+    expand: bool,
+) -> list[dict[str, Any]]:
+    """The hits as search answers them: (score, hit, extra fields) each, in rank order; with
+    ``expand`` the facts linked to them follow, each with ``via``."""
+    entries = {hit.id: hit.entry() for _, hit, _ in chosen if not isinstance(hit, dict)}
     standing = standings(memory, list(entries.values()))  # the flags, and links for --expand
     trust = _trust_fields(memory, entries.values())
     flags = {
         entry_id: {**known.fields(), **trust[entry_id]} for entry_id, known in standing.items()
     }
     out: list[dict[str, Any]] = []
-    for key, hit in chosen:
+    for score, hit, extra in chosen:
         if isinstance(hit, dict):
-            out.append({**hit, "score": key[0]})
+            out.append({**hit, "score": score, **extra})
         elif include_all:
             entry = entries[hit.id]
             status = shapes.shown_status(hit.status, flags[hit.id])
-            out.append(entry_json(entry, score=key[0], status=status, **flags[hit.id]))
+            out.append(entry_json(entry, score=score, status=status, **flags[hit.id], **extra))
         else:
-            out.append(entry_json(entries[hit.id], score=key[0], **flags[hit.id]))
+            out.append(entry_json(entries[hit.id], score=score, **flags[hit.id], **extra))
     if expand:
         out += _linked(memory, list(entries), standing, include_all)
     return out

@@ -28,6 +28,17 @@ class AddOptions(TypedDict, total=False):
     valid_to: str | None
 
 
+class SearchOptions(TypedDict, total=False):
+    """What `search` takes besides the query (``recall.search``)."""
+
+    category: str | None
+    limit: int
+    include_all: bool
+    daily: bool
+    expand: bool
+    mode: str
+
+
 class AmendOptions(TypedDict, total=False):
     """What `amend` takes besides the entry and its new content (``writes.amend``)."""
 

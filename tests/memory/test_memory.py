@@ -150,7 +150,7 @@ def test_search_ranks_tags_and_key_and_prefers_exact_over_fuzzy(
     clock.tick()
     memory.add("Nothing to see here", "operations")
     memory.add("The charts use holm, a typo", "decisions")
-    hits = memory.search("helm")
+    hits = memory.search("helm", mode="exact")  # the lexical ranking and its scores
     # an exact match exists, so the typo neighbour "holm" is not pulled in
     assert [h["id"] for h in hits][2:] == [plain]
     assert {h["id"] for h in hits[:2]} == {tagged, keyed}
