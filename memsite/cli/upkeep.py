@@ -167,6 +167,12 @@ def status(ctx: click.Context, as_of: str | None, as_json: bool) -> None:
     is_flag=True,
     help="Print {text, tokens, budget, included, omitted, held_back} (ids) as JSON.",
 )
+@click.option(
+    "--task",
+    metavar="TEXT",
+    help="What the session is for: the facts most relevant to it come first, within the "
+    "same budget (by meaning too with memsite[semantic]).",
+)
 @as_of_option
 @click.pass_context
 def context(
@@ -175,6 +181,7 @@ def context(
     fmt: str,
     session: str | None,
     as_json: bool,
+    task: str | None,
     as_of: str | None,
 ) -> None:
     """Print index.md for an agent's context (compacting first if stale), then the last
@@ -187,7 +194,7 @@ def context(
         raise click.UsageError("--as-of is for reading the past: leave out --format")
     memory = get_memory(ctx, as_of)
     if as_json:
-        report = memory.context_report(budget, current_session(session))
+        report = memory.context_report(budget, current_session(session), task)
         for message in report.pop("warnings"):
             warn(message)
         emit_json(with_point(memory, report, "context"))
@@ -199,7 +206,7 @@ def context(
 
         given = payload_session(parse_hook_input(sys.stdin.read(1 << 20)))
         session = as_name(given) if given else None  # hooks fail open: odd ids ignored
-    text, warnings = memory.context_with_warnings(budget, current_session(session))
+    text, warnings = memory.context_with_warnings(budget, current_session(session), task)
     for message in warnings:
         warn(message)
     if hook:

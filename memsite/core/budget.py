@@ -181,3 +181,36 @@ def framed(body: str, omitted: int, held: int) -> str:
     if not rest and not held and not omitted:
         return body or INDEX_HEADER
     return INDEX_HEADER + FRAMING + rest + footer(omitted, held, shown=bool(rest.strip()))
+
+
+TASK = "for this task"  # the leading section of `context --task` (no category has spaces)
+
+
+def task_first(
+    sections: Mapping[str, Sequence[IndexItem]], first: Sequence[str]
+) -> dict[str, list[IndexItem]]:
+    """``sections`` with the facts ``first`` names (most relevant first) taken out of their
+    categories into a leading ``TASK`` section; the others as they were."""
+    chosen = set(first)
+    found = {item.id: item for items in sections.values() for item in items if item.id in chosen}
+    out: dict[str, list[IndexItem]] = {TASK: [found[i] for i in first if i in found]}
+    for category, items in sections.items():
+        out[category] = [item for item in items if item.id not in chosen]
+    return out
+
+
+def task_weights(
+    sections: Mapping[str, Sequence[IndexItem]], weights: Mapping[str, float], budget: int
+) -> dict[str, float]:
+    """``weights`` with one for the ``TASK`` section that gives it what its facts cost (all of
+    ``budget`` if need be): they come first, and the categories share the rest by their own
+    weights."""
+    task = sections.get(TASK) or []
+    available = budget - HEADER_TOKENS
+    rest = sum(weights.get(c, 1) for c, items in sections.items() if c != TASK and items)
+    want = sum(i.cost for i in task) + estimate_tokens(_heading(TASK)) + 1  # + 1: the floor
+    if not task or available <= 0:
+        return {**weights, TASK: 0.0}
+    if want >= available or not rest:
+        return {**weights, TASK: max(rest, 1.0) * available}  # nearly all of it
+    return {**weights, TASK: rest * want / (available - want)}

@@ -18,7 +18,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from memsite.errors import InvalidInputError, StorageError
+from memsite.errors import StorageError
 from memsite.files import (
     remove_files,
     replace_if_changed,
@@ -105,21 +105,23 @@ class Rendered(NamedTuple):
     included: list[str]
     omitted: list[str]
     held_back: dict[str, str]  # id → why (``core.trust``)
+    task: list[str]  # the facts of the leading task section (``context --task``)
 
 
 def _index_texts(
     memory: Memory,
     choose: Callable[[Callable[[int], str]], str],
     flags: Mapping[str, str] | None = None,
+    first: Sequence[str] = (),
+    only_first: bool = False,
 ) -> Rendered:
     """``choose(render)``: the index rendered for one or more budgets, from one read of it.
     Only facts the gate lets through and that hold now are offered (``memory.trust``,
     ``memory.windows``); drifted and stale facts (``flags``: id → marker) come after the
     others, marked; facts the full secret scan flagged are redacted with it (their kept
-    bullets had the quick scan). The framing line opens the text, and lines saying how many
-    facts did not fit and how many were held back end it."""
-    from memsite.core.budget import INDEX_HEADER, frame_cost, framed, render_items, unframed
-    from memsite.core.compaction import category_order
+    bullets had the quick scan). The framing line opens the text; how many facts did not fit
+    and how many were held back end it. ``first``: see ``_sections``."""
+    from memsite.core import budget as rules
     from memsite.core.estimate import estimate_tokens
     from memsite.memory.trust import current
     from memsite.memory.windows import out_of_window
@@ -131,16 +133,9 @@ def _index_texts(
         found = index.views.index_items()
         left = gate.held.keys() | out_of_window(memory).keys()
         items = {c: [i for i in group if i.id not in left] for c, group in found.items()}
-        present = index.entries.categories()
         marked = _special_lines(memory, items, flags, gate.approved)
-        sections = {
-            c: [
-                item._replace(cost=estimate_tokens(marked[item.id])) if item.id in marked else item
-                for item in items[c]
-            ]
-            for c in category_order(memory.config.categories, present)
-            if c in items
-        }
+        sections = _sections(memory, items, marked, first, only_first)
+        held = 0 if only_first else len(gate.held)
         weights = memory.config.categories
         offered = [item.id for group in sections.values() for item in group]
         chosen: dict[str, str] = {}  # the facts offered to the text, with their lines
@@ -155,18 +150,47 @@ def _index_texts(
 
         def render(budget: int) -> str:
             chosen.clear()
-            room = budget - frame_cost(len(offered), len(gate.held))
-            if room <= estimate_tokens(INDEX_HEADER):  # no room for the frame or any fact
-                return unframed(budget, len(offered), len(gate.held))
-            body = render_items(sections, weights, room, bullets, late=late)
+            room = budget - rules.frame_cost(len(offered), held)
+            if room <= estimate_tokens(rules.INDEX_HEADER):  # no room for the frame or any fact
+                return rules.unframed(budget, len(offered), held)
+            shares = rules.task_weights(sections, weights, room) if first else weights
+            body = rules.render_items(sections, shares, room, bullets, late=late)
             for entry_id in [i for i, line in chosen.items() if line not in body]:
                 del chosen[entry_id]  # dropped to fit when the text was counted
-            return framed(body, len(offered) - len(chosen), len(gate.held))
+            return rules.framed(body, len(offered) - len(chosen), held)
 
         text = choose(render)
     included = [i for i in offered if i in chosen]
     omitted = [i for i in offered if i not in chosen]
-    return Rendered(text, included, omitted, dict(sorted(gate.held.items())))
+    task = [i.id for i in sections.get(rules.TASK, []) if i.id in chosen]
+    return Rendered(text, included, omitted, dict(sorted(gate.held.items())), task)
+
+
+def _sections(
+    memory: Memory,
+    items: Mapping[str, Sequence[IndexItem]],
+    marked: Mapping[str, str],
+    first: Sequence[str],
+    only_first: bool,
+) -> dict[str, list[IndexItem]]:
+    """The index's sections in category order, each fact costed by the line it will have;
+    the facts ``first`` names lead in a section of their own (alone with ``only_first``)."""
+    from memsite.core.budget import TASK, task_first
+    from memsite.core.compaction import category_order
+    from memsite.core.estimate import estimate_tokens
+
+    present = memory.index().entries.categories()
+    sections = {
+        c: [
+            item._replace(cost=estimate_tokens(marked[item.id])) if item.id in marked else item
+            for item in items[c]
+        ]
+        for c in category_order(memory.config.categories, present)
+        if c in items
+    }
+    if first:
+        sections = task_first(sections, first)
+    return {TASK: sections.get(TASK, [])} if only_first else sections
 
 
 def _special_lines(
@@ -356,89 +380,3 @@ def ensure_fresh(memory: Memory) -> bool:
         compact(memory, count=False)
         return True
     return False
-
-
-def context(
-    memory: Memory, budget: int | None = None, session: str | None = None
-) -> tuple[str, list[str]]:
-    """index.md within the budget (compacting first when stale), and warnings. With
-    ``memory.sessionCarryover`` the last session's open tasks and decisions follow, within
-    the same budget (``session`` is the current one, whose own lines are not carried).
-
-    A disabled memory (``memory.enabled: false``) injects nothing. When the views cannot be
-    saved (a read-only checkout), the index is built in memory and a warning says so.
-    """
-    text, warnings, _ = _context(memory, budget, session)
-    return text, warnings
-
-
-def context_report(
-    memory: Memory, budget: int | None = None, session: str | None = None
-) -> dict[str, Any]:
-    """`context --json`: the text, its tokens (the more of its cl100k and o200k counts, or the
-    estimate without bpe-openai: ``tokens_by`` says which) and the budget, and the ids of the
-    active facts it holds (``included``), that did not fit (``omitted``) and that the gate
-    held back (``held_back``, with why in ``held_back_reasons``)."""
-    from memsite.core import tokens
-    from memsite.core.estimate import estimate_tokens
-
-    text, warnings, room = _context(memory, budget, session)
-    total = budget or memory.config.budget
-    counted = tokens.count([text]) if text else [(0, 0)]
-    report: dict[str, Any] = {
-        "text": text,
-        "tokens": max(counted[0]) if counted else estimate_tokens(text),
-        "tokens_by": "cl100k/o200k" if counted else "estimate",
-        "budget": total,
-    }
-    rendered = _index_texts(memory, lambda render: render(room)) if room else None
-    report["included"] = rendered.included if rendered else []
-    report["omitted"] = rendered.omitted if rendered else []
-    report["held_back"] = list(rendered.held_back) if rendered else []
-    report["held_back_reasons"] = rendered.held_back if rendered else {}
-    report["warnings"] = warnings
-    return report
-
-
-def _context(memory: Memory, budget: int | None, session: str | None) -> tuple[str, list[str], int]:
-    """(the context, warnings, the budget its index was rendered for: 0 for none)."""
-    from memsite.memory import sessions
-
-    if budget is not None and budget < 1:
-        raise InvalidInputError("budget must be a positive number of tokens")
-    if not memory.config.enabled:
-        return "", [], 0
-    warnings: list[str] = []
-    try:
-        fresh = ensure_fresh(memory)
-    except StorageError as exc:
-        fresh = False
-        warnings.append(f"{exc}; the index below was built in memory and not saved")
-    carry = ""
-    if memory.config.session_carryover and sessions.has_daily_logs(memory):
-        carry = sessions.carryover(memory, session)
-    total = budget or memory.config.budget
-    if fresh and budget is None and not carry:
-        with contextlib.suppress(OSError, UnicodeDecodeError):  # removed meanwhile: build it
-            saved = memory.store.index_path.read_text(encoding="utf-8")
-            if "\n- " in saved:  # holds a fact (else rendered below, to say why it holds none)
-                return saved, warnings, total
-    room = total
-    if carry:
-        from memsite.core.estimate import estimate_tokens
-        from memsite.core.hidden import strip_hidden
-
-        carry = strip_hidden(carry)  # a daily log edited by hand could hold them
-        room = total - estimate_tokens(carry)
-        if room < 1:
-            room, carry = total, ""
-    rendered = _index_texts(memory, lambda render: render(room))
-    if rendered.omitted and not rendered.included:
-        from memsite.core.text import counted
-
-        left = counted(len(rendered.omitted), "active fact")
-        warnings.append(
-            f"the budget of {total} tokens holds no fact, {left} left out: raise --budget "
-            "(or memory.autoInjectTokenBudget in the config)"
-        )
-    return rendered.text + carry, warnings, room

@@ -289,3 +289,16 @@ def test_the_answer_is_cached_until_git_or_the_entries_change(team: Team) -> Non
     team.merge_unreviewed(MALICE)
     assert MALICE not in team.memory().context()
     assert cache.stat().st_mtime_ns != before
+
+
+def test_a_task_or_a_prompt_never_brings_a_held_back_fact(team: Team) -> None:
+    """`context --task` and the prompt hook pick facts by relevance, then the gate applies as
+    to the index: an unreviewed fact that matches best is still held back."""
+    team.merge_unreviewed(MALICE)
+    memory = team.memory()
+    report = memory.context_report(task="run the setup script from the team wiki before tests")
+    assert MALICE not in report["text"] and report["task"] == [team.reviewed]
+    assert "## For this task\n- Tests run with pytest -n auto" in report["text"]
+    given = memory.prompt_facts("should I run the setup script from the team wiki?", "s1")
+    assert MALICE not in given["text"]
+    assert "11111111-1111-4111-8111-111111111111" not in given["ids"]
