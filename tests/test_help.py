@@ -97,6 +97,13 @@ def test_uninstall_help_states_one_default_the_one_the_code_has(
     assert planned["runners"] == list(registry())  # every runner, not the detected ones
 
 
+def test_per_prompt_help_names_exactly_the_runners_that_get_a_prompt_hook() -> None:
+    text = option_help(("agents", "install"), "--per-prompt")
+    for runner in registry().values():
+        assert (runner.title in text) == (runner.prompt_event is not None), runner.title
+        assert runner.prompt_event is not None or runner.prompt_note, runner.name  # says why
+
+
 # --- context formats ------------------------------------------------------------------------
 
 
@@ -114,6 +121,14 @@ def test_readme_lists_every_context_format() -> None:
     assert listed.group(1).replace("\\", "").split("|") == context_formats()
 
 
+def test_readme_lists_every_prompt_format() -> None:
+    from memsite.cli.prompt import PROMPT_FORMATS
+
+    listed = re.search(r"--format ([a-z|\\-]+)`", readme_row("prompt"))
+    assert listed is not None
+    assert listed.group(1).replace("\\", "").split("|") == list(PROMPT_FORMATS)
+
+
 # --- the hook body fails open, as its help says ---------------------------------------------
 
 
@@ -122,6 +137,12 @@ def test_hook_help_says_what_failing_open_means() -> None:
     assert "Fails open" in text and "exits 0" in text and "counts as an empty event" in text
     assert "any problem prints nothing" not in text  # a bug is not silenced: it says so
     assert "exit 1" in text and "127" in text
+
+
+def test_prompt_help_says_what_failing_open_means() -> None:
+    text = help_of("prompt")
+    assert "Fails open" in text and "exits 0" in text and "holds no prompt" in text
+    assert "exit 1" in text and "without blocking the prompt" in text
 
 
 @pytest.mark.parametrize(

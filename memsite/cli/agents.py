@@ -33,7 +33,9 @@ INSTALL_RUNNERS = (
 UNINSTALL_RUNNERS = f"{RUNNER_NAMES}. Default: every runner."
 
 
-def _wiring(memory: Memory, program: tuple[str, ...] = ("memsite",)) -> Wiring:
+def _wiring(
+    memory: Memory, program: tuple[str, ...] = ("memsite",), per_prompt: bool = False
+) -> Wiring:
     from memsite.runners.base import Wiring
 
     store = memory.store
@@ -43,7 +45,19 @@ def _wiring(memory: Memory, program: tuple[str, ...] = ("memsite",)) -> Wiring:
         categories=tuple(memory.config.categories),
         auto_flush=memory.config.auto_flush,
         program=program,
+        per_prompt=per_prompt,
     )
+
+
+def _no_prompt_hook(wiring: Wiring, runners: list[Runner]) -> dict[str, str]:
+    """The runners --per-prompt gives no prompt hook, and why (none without --per-prompt)."""
+    if not wiring.per_prompt:
+        return {}
+    return {
+        r.name: r.prompt_note or "it declares no prompt hook"
+        for r in runners
+        if r.prompt_event is None
+    }
 
 
 def _report(
@@ -56,6 +70,7 @@ def _report(
     commit: bool = False,
 ) -> None:
     names = [r.name for r in runners]
+    skipped = _no_prompt_hook(wiring, runners)
     for message in warnings:
         warn(message)
     if as_json:
@@ -67,6 +82,8 @@ def _report(
             "removed": plan.removed,
             "unchanged": plan.unchanged,
             "program": list(wiring.program),
+            "per_prompt": wiring.per_prompt,
+            "no_prompt_hook": skipped,
             "warnings": list(warnings),
         }
         emit_json(answer)
@@ -82,6 +99,8 @@ def _report(
     for runner in runners:
         if runner.note and any(t.rel in plan.written for t in runner.targets):
             out(f"Note: {runner.note}")
+        if runner.name in skipped:
+            out(f"Note: no per-prompt hook for {runner.title}: {skipped[runner.name]}.")
     if commit and plan.written:
         out(
             f"{'Then commit' if dry_run else 'Commit'} them, so that every clone is wired: "
@@ -105,14 +124,29 @@ def _git_add(root: Path, rels: list[str]) -> str:
     help="Write the full path of this memsite into the runners' server and hook commands, "
     "for runners started where `memsite` is not on the PATH (e.g. its virtualenv not active).",
 )
+@click.option(
+    "--per-prompt",
+    is_flag=True,
+    help="Also a hook on each prompt that adds the few facts most relevant to it (`memsite "
+    "prompt`), for Claude Code, Codex and Gemini CLI; an install without it takes that hook "
+    "out again.",
+)
 @json_option
 @click.pass_context
 def install(
-    ctx: click.Context, runner_opts: tuple[str, ...], dry_run: bool, absolute: bool, as_json: bool
+    ctx: click.Context,
+    runner_opts: tuple[str, ...],
+    dry_run: bool,
+    absolute: bool,
+    per_prompt: bool,
+    as_json: bool,
 ) -> None:
     """Wire each runner to the memory: its MCP server, the memory instructions, and a
     session-start hook that injects the index (every runner gets one; Claude Code also a
     Stop and a PreCompact hook). Idempotent; ends with the files to commit.
+
+    --per-prompt also hooks each prompt, in the runners whose prompt hooks can add context
+    (not Copilot CLI or Cursor: install says why).
 
     Warns when the PATH runners see (this one without an active virtualenv) does not find
     this memsite as `memsite`; --absolute then writes its full path instead.
@@ -122,7 +156,7 @@ def install(
     from memsite.runners.program import path_problem, running_program
 
     memory = get_memory(ctx)
-    wiring = _wiring(memory, running_program()) if absolute else _wiring(memory)
+    wiring = _wiring(memory, running_program() if absolute else ("memsite",), per_prompt)
     runners = parse_runners(runner_opts) if runner_opts else detect_runners(wiring.root)
     plan = plan_install(wiring, runners)
     if not dry_run:

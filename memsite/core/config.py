@@ -29,6 +29,7 @@ DEFAULT_CONFIG: dict[str, Any] = {
     "memory": {
         "enabled": True,
         "autoInjectTokenBudget": 2000,
+        "perPromptTokenBudget": 300,
         "dailyRetentionDays": 30,
         "trackDaily": False,
         "autoFlush": True,
@@ -42,7 +43,11 @@ DEFAULT_CONFIG: dict[str, Any] = {
 
 _FLAGS = ("enabled", "trackDaily", "autoFlush", "autoCompact", "sessionCarryover")
 # Whole numbers and their bounds: generous for real use, small enough for any arithmetic.
-_NUMBERS = {"autoInjectTokenBudget": (1, 1_000_000), "dailyRetentionDays": (1, 36_500)}
+_NUMBERS = {
+    "autoInjectTokenBudget": (1, 1_000_000),
+    "perPromptTokenBudget": (1, 1_000_000),
+    "dailyRetentionDays": (1, 36_500),
+}
 _LIMITS = {
     "contentMax": ("content_max", 100_000),
     "tagsMax": ("tags_max", 1_000),
@@ -75,6 +80,7 @@ class Config(NamedTuple):
 
     enabled: bool = True
     budget: int = 2000
+    prompt_budget: int = 300  # memory.perPromptTokenBudget: the facts a prompt hook adds
     daily_retention_days: int = 30
     track_daily: bool = False
     auto_flush: bool = True
@@ -247,6 +253,7 @@ def parse_config(data: Mapping[str, Any], source: str, *, foreign: bool = False)
     return Config(
         enabled=get("enabled"),
         budget=get("autoInjectTokenBudget"),
+        prompt_budget=get("perPromptTokenBudget"),
         daily_retention_days=get("dailyRetentionDays"),
         track_daily=get("trackDaily"),
         auto_flush=get("autoFlush"),

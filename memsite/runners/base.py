@@ -31,6 +31,7 @@ class Wiring:
     categories: tuple[str, ...]
     auto_flush: bool
     program: tuple[str, ...] = ("memsite",)  # what starts memsite (--absolute: a full path)
+    per_prompt: bool = False  # --per-prompt: a prompt hook too, where the runner has one
 
     @property
     def shell_program(self) -> str:
@@ -69,6 +70,10 @@ class Runner:
     markers: tuple[str, ...]
     targets: tuple[Target, ...]
     note: str | None = None  # shown after an install that wrote this runner's files
+    # The prompt-submit event that --per-prompt hooks; None: this runner's prompt hooks cannot
+    # add context, for the reason in ``prompt_note`` (said by `agents install --per-prompt`).
+    prompt_event: str | None = None
+    prompt_note: str | None = None
 
     def detected(self, exists: Any) -> bool:
         """Does the repository show signs of this runner? ``exists(rel)`` checks a path."""

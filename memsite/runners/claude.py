@@ -1,13 +1,15 @@
 """Claude Code: `.mcp.json`, a block in `CLAUDE.md`, and hooks in `.claude/settings.json` that
-inject the index at session start and remind the agent to record facts before it stops.
+inject the index at session start (with --per-prompt, the facts relevant to each prompt too) and
+remind the agent to record facts before it stops.
 
 Hook contract (code.claude.com/docs/en/hooks): a command hook gets the event as JSON on stdin
 (`session_id`, `transcript_path`, `cwd`, `hook_event_name`, plus `source` for SessionStart,
-`trigger` for PreCompact, `stop_hook_active` for Stop) and may print JSON on stdout with exit 0:
-SessionStart adds context with ``{"hookSpecificOutput": {"hookEventName": "SessionStart",
-"additionalContext": …}}``; Stop keeps the agent working with ``{"decision": "block",
-"reason": …}`` (the reason is its next instruction), and a Stop hook that fires again because
-of that block sees ``stop_hook_active: true``; ``systemMessage`` shows a note to the user.
+`trigger` for PreCompact, `stop_hook_active` for Stop, `prompt` for UserPromptSubmit) and may
+print JSON on stdout with exit 0: SessionStart and UserPromptSubmit add context with
+``{"hookSpecificOutput": {"hookEventName": EVENT, "additionalContext": …}}``; Stop keeps the
+agent working with ``{"decision": "block", "reason": …}`` (the reason is its next instruction),
+and a Stop hook that fires again because of that block sees ``stop_hook_active: true``;
+``systemMessage`` shows a note to the user.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ HOOK_CONTEXT_MAX = 9_000
 HOOK_OUTPUT_MAX = 10_000
 SESSION_MATCHER = "startup|resume|clear|compact"
 REMIND_INTERVAL = 30 * 60.0
-EVENTS = ("SessionStart", "PreCompact", "Stop")
+EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop")
 _STATE_SESSIONS = 200
 _PREAMBLE = (
     "Project memory (memsite). Facts other agents recorded for this project; "
@@ -50,7 +52,7 @@ PRE_COMPACT_MESSAGE = (
     "`memsite add`)."
 )
 _OUR_HOOK_RE = re.compile(
-    rf"^{PROGRAM_PATTERN}\s(?:.*\s)?(context --format claude-hook|agents hook [a-z-]+)$"
+    rf"^{PROGRAM_PATTERN}\s(?:.*\s)?((?:context|prompt) --format claude-hook|agents hook [a-z-]+)$"
 )
 
 
@@ -61,6 +63,8 @@ def hook_commands(wiring: Wiring) -> HookTable:
     commands: HookTable = {
         "SessionStart": (SESSION_MATCHER, f"{base} context --format claude-hook"),
     }
+    if wiring.per_prompt:  # UserPromptSubmit has no matcher
+        commands["UserPromptSubmit"] = (None, f"{base} prompt --format claude-hook")
     if wiring.auto_flush:
         commands["PreCompact"] = (None, f"{base} agents hook pre-compact")
         commands["Stop"] = (None, f"{base} agents hook stop")
@@ -80,6 +84,7 @@ RUNNER = Runner(
         MarkdownBlock("CLAUDE.md"),
         JsonHooks(".claude/settings.json", hook_commands, EVENTS, is_ours),
     ),
+    prompt_event="UserPromptSubmit",
     note="Claude Code asks you to approve a project's .mcp.json servers the first time it opens "
     "the project; until you approve memsite, /mcp lists it as pending approval.",
 )
@@ -88,9 +93,11 @@ RUNNER = Runner(
 # --- the hook runtime ---------------------------------------------------------------------------
 
 
-def claude_hook_output(index_text: str, event: str = "SessionStart") -> dict[str, Any]:
+def claude_hook_output(
+    index_text: str, event: str = "SessionStart", preamble: str = _PREAMBLE
+) -> dict[str, Any]:
     """The JSON a Claude Code hook prints to add context, kept under 10,000 characters."""
-    text = _PREAMBLE + index_text
+    text = preamble + index_text
     limit = HOOK_CONTEXT_MAX
     while True:
         if len(text) > limit:

@@ -1,5 +1,7 @@
-"""Session-start hooks of every runner that has them: the command each runs, and what that
-command prints for the runner to add the memory's index to the model's context.
+"""The hooks memsite installs in each runner: the commands they run, and what those commands
+print for the runner to add memory to the model's context.
+
+Session start (every runner; `memsite context --format RUNNER-hook` adds the index):
 
 | runner | file | event | printed |
 |---|---|---|---|
@@ -9,9 +11,23 @@ command prints for the runner to add the memory's index to the model's context.
 | Copilot CLI | `.github/hooks/memsite.json` | `sessionStart` | `additionalContext` |
 | Cursor | `.cursor/hooks.json` | `sessionStart` | `additional_context` |
 
+Each prompt (`agents install --per-prompt`; `memsite prompt --format RUNNER-hook` adds the few
+facts most relevant to the prompt, the payload's `prompt`, or prints nothing):
+
+| runner | event | printed |
+|---|---|---|
+| Claude Code | `UserPromptSubmit` | `hookSpecificOutput.additionalContext` |
+| Codex | `UserPromptSubmit` | the same, and nothing else (its schema forbids other keys) |
+| Gemini CLI | `BeforeAgent` | the same (appended to the prompt in `<hook_context>`) |
+| Copilot CLI | none: it drops what a command `userPromptSubmitted` hook prints | |
+| Cursor | none: `beforeSubmitPrompt` answers only `continue` and `user_message` | |
+
+Read in Claude Code's and Codex's hook schemas (the pinned CLIs), Gemini CLI's
+docs/hooks/reference.md, GitHub's Copilot hooks reference and Cursor's hooks docs.
+
 Each gets the event as JSON on stdin; its session id (`session_id`, Copilot's `sessionId`,
 Cursor's `conversation_id` too) names the current session, whose own log lines are not
-carried over into its context.
+carried over into its context and which is given each prompt fact once.
 """
 
 from __future__ import annotations
@@ -23,20 +39,39 @@ from typing import Any
 from memsite.runners.base import PROGRAM_PATTERN, Wiring
 
 FORMATS = ("claude-hook", "codex-hook", "gemini-hook", "copilot-hook", "cursor-hook")
-_CONTEXT_HOOK_RE = re.compile(rf"^{PROGRAM_PATTERN}\s(?:.*\s)?context --format [a-z]+-hook$")
+# The runners whose prompt hook can add context, and the event each names in its answer.
+PROMPT_EVENTS = {
+    "claude-hook": "UserPromptSubmit",
+    "codex-hook": "UserPromptSubmit",
+    "gemini-hook": "BeforeAgent",
+}
+PROMPT_FORMATS = tuple(PROMPT_EVENTS)
+PROMPT_PREAMBLE = "Project memory (memsite): recorded facts that may bear on this prompt.\n\n"
+_HOOK_RE = re.compile(rf"^{PROGRAM_PATTERN}\s(?:.*\s)?(?:context|prompt) --format [a-z]+-hook$")
 DEFAULT_STORES = (".memsite", ".lean-spec/memory")
+# Gemini CLI escapes < and > inside a hook's context, so its end tag cannot occur within one.
+_GEMINI_CONTEXT_RE = re.compile(r"\A(?:\s*<hook_context>.*?</hook_context>)+\s*", re.DOTALL)
 
 
-def context_command(wiring: Wiring, fmt: str) -> str:
-    """`memsite context --format FMT`, with --store when the store is not where memsite looks
-    by itself (runners start hooks in the project folder or below it)."""
+def context_command(wiring: Wiring, fmt: str, command: str = "context") -> str:
+    """`memsite context --format FMT` (or another ``command``: `prompt`), with --store when the
+    store is not where memsite looks by itself (runners start hooks in the project folder or
+    below it)."""
     if wiring.store_rel in DEFAULT_STORES:
-        return f"{wiring.shell_program} context --format {fmt}"
-    return f"{wiring.shell_program} --store {shlex.quote(wiring.store_rel)} context --format {fmt}"
+        return f"{wiring.shell_program} {command} --format {fmt}"
+    store = shlex.quote(wiring.store_rel)
+    return f"{wiring.shell_program} --store {store} {command} --format {fmt}"
 
 
-def is_context_hook(command: str) -> bool:
-    return _CONTEXT_HOOK_RE.match(command) is not None
+def prompt_command(wiring: Wiring, fmt: str) -> str:
+    """`memsite prompt --format FMT`: the prompt hook (``agents install --per-prompt``)."""
+    return context_command(wiring, fmt, "prompt")
+
+
+def is_hook(command: str) -> bool:
+    """Is ``command`` one of memsite's session-start or prompt hooks (in any form install
+    writes the program)?"""
+    return _HOOK_RE.match(command) is not None
 
 
 def payload_session(payload: dict[str, Any]) -> str | None:
@@ -68,3 +103,29 @@ def hook_output(fmt: str, index_text: str) -> dict[str, Any]:
     if fmt == "cursor-hook":
         return {"additional_context": text, "continue": True}
     return output
+
+
+def prompt_payload(fmt: str, raw: str) -> tuple[str, str | None] | None:
+    """The prompt and the session id of the ``fmt`` runner's prompt-hook stdin JSON; None when
+    it holds no prompt (or is not JSON): the hook then prints nothing."""
+    from memsite.core.text import as_name
+    from memsite.runners.claude import parse_hook_input
+
+    payload = parse_hook_input(raw)
+    prompt = payload.get("prompt")
+    if isinstance(prompt, str) and fmt == "gemini-hook":
+        # Gemini CLI's first prompt of a session starts with the session-start hooks' context
+        # (the index), which would otherwise be searched instead of what the user typed.
+        prompt = _GEMINI_CONTEXT_RE.sub("", prompt, count=1)
+    if not isinstance(prompt, str) or not prompt.strip():
+        return None
+    given = payload_session(payload)
+    return prompt, as_name(given) if given else None  # an odd id counts as no session
+
+
+def prompt_output(fmt: str, facts_text: str) -> dict[str, Any]:
+    """What the ``fmt`` runner's prompt hook prints to add ``facts_text`` to the prompt's
+    context (``PROMPT_EVENTS``; kept under Claude Code's 10,000 characters)."""
+    from memsite.runners.claude import claude_hook_output
+
+    return claude_hook_output(facts_text, PROMPT_EVENTS[fmt], PROMPT_PREAMBLE)

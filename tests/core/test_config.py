@@ -17,6 +17,8 @@ from memsite.errors import ConfigError
     [
         ('{"memory": {"dailyRetentionDays": 999999999}}', "memory.dailyRetentionDays"),
         ('{"memory": {"autoInjectTokenBudget": 0}}', "memory.autoInjectTokenBudget"),
+        ('{"memory": {"perPromptTokenBudget": 0}}', "memory.perPromptTokenBudget"),
+        ('{"memory": {"perPromptTokenBudget": "300"}}', "memory.perPromptTokenBudget"),
         ('{"memory": {"autoInjectTokenBudget": 10000000000}}', "memory.autoInjectTokenBudget"),
         ('{"memory": {"categories": {"ops": 1e308}}}', "weight of category 'ops'"),
         ('{"memory": {"categories": {"ops": Infinity}}}', "Infinity"),
@@ -71,6 +73,7 @@ json_values = st.recursive(
         [
             "enabled",
             "autoInjectTokenBudget",
+            "perPromptTokenBudget",
             "dailyRetentionDays",
             "categories",
             "limits",
@@ -94,3 +97,9 @@ def test_any_value_is_accepted_or_refused_with_one_line(
     assert isinstance(config, Config)
     assert 1 <= config.budget <= 1_000_000
     assert 1 <= config.daily_retention_days <= 36_500
+
+
+def test_the_per_prompt_budget_defaults_to_300() -> None:
+    assert parse_config_text("{}", "config.json").prompt_budget == 300
+    given = parse_config_text('{"memory": {"perPromptTokenBudget": 450}}', "config.json")
+    assert given.prompt_budget == 450 and given.budget == 2000

@@ -1,5 +1,5 @@
-"""Every runner's session-start hook: its own output shape, its session id, and the CLI offering
-each format."""
+"""Every runner's session-start and prompt hooks: their own output shapes, their session ids,
+the commands install writes and recognises, and the CLI offering each format."""
 
 from __future__ import annotations
 
@@ -55,12 +55,20 @@ def test_context_hooks_with_any_program_are_recognised(
     program: tuple[str, ...], store_rel: str
 ) -> None:
     from memsite.runners.base import Wiring
-    from memsite.runners.hooks import context_command, is_context_hook
+    from memsite.runners.hooks import context_command, is_hook, prompt_command
 
     wiring = Wiring(Path("/r"), store_rel, ("conventions",), auto_flush=False, program=program)
-    command = context_command(wiring, "cursor-hook")
-    assert command.startswith(wiring.shell_program + " ") and is_context_hook(command)
-    assert not is_context_hook("./memsite-wrapper context --format cursor-hook")
+    for command in (context_command(wiring, "cursor-hook"), prompt_command(wiring, "codex-hook")):
+        assert command.startswith(wiring.shell_program + " ") and is_hook(command)
+        assert (" --store docs/memory " in command) == (store_rel == "docs/memory")
+    assert prompt_command(wiring, "codex-hook").endswith(" prompt --format codex-hook")
+    for other in (
+        "./memsite-wrapper context --format cursor-hook",
+        "memsite prompt --format codex-hook && rm -rf x",
+        "echo memsite prompt --format codex-hook",
+        "memsite search --format claude-hook",
+    ):
+        assert not is_hook(other), other
 
 
 @pytest.mark.parametrize("fmt", ["claude-hook", "codex-hook", "gemini-hook", "copilot-hook"])
@@ -80,3 +88,79 @@ def test_an_empty_index_still_tells_the_agent_how_to_record(runner: Invoke) -> N
     printed = runner("context", "--format", "cursor-hook", input="{}").json()
     assert printed["additional_context"].startswith("Project memory (memsite).")
     assert "Auto-generated" not in printed["additional_context"]
+
+
+# --- prompt hooks ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fmt", "event"),
+    [
+        ("claude-hook", "UserPromptSubmit"),
+        ("codex-hook", "UserPromptSubmit"),
+        ("gemini-hook", "BeforeAgent"),
+    ],
+)
+@pytest.mark.parametrize("text", ["- Use pnpm\n", '"\\' * 6000, "é" * 20000, "\x01" * 3000])
+def test_prompt_output_is_each_runners_shape_under_10000_characters(
+    fmt: str, event: str, text: str
+) -> None:
+    from memsite.runners.claude import HOOK_OUTPUT_MAX
+    from memsite.runners.hooks import PROMPT_PREAMBLE, prompt_output
+
+    output = prompt_output(fmt, text)
+    assert len(json.dumps(output, indent=2, ensure_ascii=False)) < HOOK_OUTPUT_MAX
+    # nothing but what Codex's output schema allows (additionalProperties: false)
+    assert list(output) == ["hookSpecificOutput"]
+    specific = output["hookSpecificOutput"]
+    assert list(specific) == ["hookEventName", "additionalContext"]
+    assert specific["hookEventName"] == event
+    assert specific["additionalContext"].startswith(PROMPT_PREAMBLE)
+    if len(text) < 100:
+        assert specific["additionalContext"] == PROMPT_PREAMBLE + text
+
+
+@pytest.mark.parametrize(
+    ("fmt", "payload", "expected"),
+    [
+        ("claude-hook", {"session_id": "S-1", "prompt": "why pnpm?"}, ("why pnpm?", "s-1")),
+        ("codex-hook", {"session_id": "t", "turn_id": "u", "prompt": "x"}, ("x", "t")),
+        ("gemini-hook", {"session_id": "g", "prompt": "x"}, ("x", "g")),
+        ("claude-hook", {"prompt": "x"}, ("x", None)),
+        ("claude-hook", {"session_id": "///", "prompt": "x"}, ("x", None)),  # no name left
+        ("claude-hook", {"sessionId": "c", "prompt": "x"}, ("x", "c")),
+        (
+            "gemini-hook",
+            {"prompt": "<hook_context>a</hook_context>\n\n<hook_context>b</hook_context>\n\nx"},
+            ("x", None),
+        ),
+        # only Gemini's own context, at the start, is taken out
+        (
+            "claude-hook",
+            {"prompt": "<hook_context>a</hook_context> x"},
+            ("<hook_context>a</hook_context> x", None),
+        ),
+        (
+            "gemini-hook",
+            {"prompt": "x <hook_context>a</hook_context>"},
+            ("x <hook_context>a</hook_context>", None),
+        ),
+        ("gemini-hook", {"prompt": "<hook_context>a</hook_context>"}, None),
+        ("claude-hook", {"prompt": ["x"]}, None),
+        ("claude-hook", {"prompt": " \n"}, None),
+        ("claude-hook", {}, None),
+    ],
+)
+def test_prompt_payload_takes_the_prompt_and_the_session(
+    fmt: str, payload: dict[str, object], expected: tuple[str, str | None] | None
+) -> None:
+    from memsite.runners.hooks import prompt_payload
+
+    assert prompt_payload(fmt, json.dumps(payload)) == expected
+
+
+@pytest.mark.parametrize("raw", ["", "not json", "[1]", "null", '{"prompt": "x"'])
+def test_prompt_payload_that_is_not_a_json_object_holds_no_prompt(raw: str) -> None:
+    from memsite.runners.hooks import prompt_payload
+
+    assert prompt_payload("claude-hook", raw) is None

@@ -258,3 +258,122 @@ def test_absolute_and_plain_installs_replace_each_other_and_uninstall_restores_b
     assert runner("agents", "install", "--absolute").exit_code == 0
     assert runner("agents", "uninstall").exit_code == 0
     assert snapshot(repo) == before
+
+
+# --- --per-prompt ---------------------------------------------------------------------------
+
+USER_PROMPT_GROUP = {"hooks": [{"type": "command", "command": "./check-prompt.sh"}]}
+
+
+def prompt_hooks(root: Path) -> dict[str, list[object]]:
+    """Each runner's prompt-event hook groups, by file."""
+    claude = json.loads((root / ".claude/settings.json").read_text(encoding="utf-8"))
+    codex = json.loads((root / ".codex/hooks.json").read_text(encoding="utf-8"))
+    gemini = json.loads((root / ".gemini/settings.json").read_text(encoding="utf-8"))
+    return {
+        "claude": claude["hooks"].get("UserPromptSubmit", []),
+        "codex": codex["hooks"].get("UserPromptSubmit", []),
+        "gemini": gemini["hooks"].get("BeforeAgent", []),
+    }
+
+
+def ours(command: str) -> dict[str, object]:
+    return {"hooks": [{"type": "command", "command": command}]}
+
+
+def test_per_prompt_hooks_sit_next_to_the_users_and_uninstall_restores_bytes(
+    repo: Path, runner: Invoke
+) -> None:
+    # the user's own prompt hooks, in files with their own formatting
+    settings = json.loads((repo / ".claude/settings.json").read_text(encoding="utf-8"))
+    settings["hooks"]["UserPromptSubmit"] = [USER_PROMPT_GROUP]
+    (repo / ".claude/settings.json").write_text(json.dumps(settings, indent=4), encoding="utf-8")
+    (repo / ".codex").mkdir()
+    codex = {"hooks": {"UserPromptSubmit": [USER_PROMPT_GROUP]}}
+    (repo / ".codex/hooks.json").write_text(json.dumps(codex), encoding="utf-8")
+    (repo / ".gemini").mkdir()
+    gemini = {"ui": {"theme": "dark"}, "hooks": {"BeforeAgent": [USER_PROMPT_GROUP]}}
+    (repo / ".gemini/settings.json").write_text(json.dumps(gemini, indent=1), encoding="utf-8")
+    before = snapshot(repo)
+    runners = ("--runner", "claude,codex,gemini")
+
+    done = runner("agents", "install", *runners, "--per-prompt", "--json")
+    assert done.exit_code == 0, done.stderr
+    assert done.json()["per_prompt"] is True and done.json()["no_prompt_hook"] == {}
+    claude_command = (
+        'memsite --store "${CLAUDE_PROJECT_DIR:-.}"/.memsite prompt --format claude-hook'
+    )
+    with_ours = {
+        "claude": [USER_PROMPT_GROUP, ours(claude_command)],
+        "codex": [USER_PROMPT_GROUP, ours("memsite prompt --format codex-hook")],
+        "gemini": [USER_PROMPT_GROUP, ours("memsite prompt --format gemini-hook")],
+    }
+    assert prompt_hooks(repo) == with_ours
+    settings = json.loads((repo / ".claude/settings.json").read_text(encoding="utf-8"))
+    assert settings["hooks"]["Stop"][0]["hooks"][0]["command"] == "notify-send done"
+    assert len(settings["hooks"]["SessionStart"]) == 2  # the user's and memsite's
+    installed = snapshot(repo)
+    again = runner("agents", "install", *runners, "--per-prompt", "--json")
+    assert again.exit_code == 0 and again.json()["written"] == []
+    assert snapshot(repo) == installed  # byte-identical
+
+    plain = runner("agents", "install", *runners)  # without --per-prompt: ours go, theirs stay
+    assert plain.exit_code == 0, plain.stderr
+    assert prompt_hooks(repo) == {name: [USER_PROMPT_GROUP] for name in with_ours}
+    assert runner("agents", "install", *runners, "--per-prompt").exit_code == 0
+    assert snapshot(repo) == installed
+
+    assert runner("agents", "uninstall").exit_code == 0
+    assert snapshot(repo) == before
+
+
+def test_per_prompt_on_an_empty_repository_and_the_runners_without_a_prompt_hook(
+    store_root: Path, runner: Invoke
+) -> None:
+    root = store_root.parent
+    before = snapshot(root)
+    assert runner("agents", "install").exit_code == 0
+    session_start_only = hook_files(root)
+    done = runner("agents", "install", "--per-prompt", "--json")
+    assert done.exit_code == 0, done.stderr
+    answer = done.json()
+    assert answer["per_prompt"] is True
+    assert sorted(answer["written"]) == [
+        ".claude/settings.json",
+        ".codex/hooks.json",
+        ".gemini/settings.json",
+        ".memsite/agents.json",  # the event lists install created, for uninstall
+    ]
+    assert set(answer["no_prompt_hook"]) == {"copilot", "cursor"}
+    assert "userPromptSubmitted" in answer["no_prompt_hook"]["copilot"]
+    assert "beforeSubmitPrompt" in answer["no_prompt_hook"]["cursor"]
+    files = hook_files(root)
+    for name in (".github/hooks/memsite.json", ".cursor/hooks.json"):
+        assert files[name] == session_start_only[name]  # no hook that could not add context
+    codex = files[".codex/hooks.json"]
+    assert isinstance(codex, dict) and list(codex["hooks"]) == ["SessionStart", "UserPromptSubmit"]
+    assert codex["hooks"]["UserPromptSubmit"] == [ours("memsite prompt --format codex-hook")]
+    gemini = files[".gemini/settings.json"]
+    assert isinstance(gemini, dict) and list(gemini["hooks"]) == ["SessionStart", "BeforeAgent"]
+    assert gemini["hooks"]["BeforeAgent"] == [ours("memsite prompt --format gemini-hook")]
+
+    text = runner("agents", "install", "--per-prompt").stdout
+    assert "Note: no per-prompt hook for GitHub Copilot: Copilot CLI drops" in text
+    assert "Note: no per-prompt hook for Cursor: " in text
+    assert (
+        "per-prompt" not in runner("agents", "install", "--per-prompt", "--runner", "codex").stdout
+    )
+    plain = runner("agents", "install", "--json").json()
+    assert plain["per_prompt"] is False and plain["no_prompt_hook"] == {}
+    assert hook_files(root) == session_start_only  # the prompt hooks went again
+    assert runner("agents", "install", "--per-prompt").exit_code == 0
+    assert runner("agents", "uninstall").exit_code == 0
+    assert snapshot(root) == before
+
+
+def test_a_per_prompt_dry_run_writes_nothing(repo: Path, runner: Invoke) -> None:
+    before = snapshot(repo)
+    done = runner("agents", "install", "--per-prompt", "--dry-run", "--json")
+    assert done.exit_code == 0 and done.json()["dry_run"] is True
+    assert done.json()["per_prompt"] is True
+    assert snapshot(repo) == before
