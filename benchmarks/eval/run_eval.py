@@ -17,7 +17,17 @@ are tuned on the tune half only; the test half says whether they carry over.
 seed 1), so that the facts must be found among many, as in a real store where memsite's
 candidate selection, not only its ranking, decides what is found.
 
-Run: ``python benchmarks/eval/run_eval.py [--json] [--misses [--half tune]] [--distractors N]``.
+``fresh_questions.jsonl`` holds 368 more questions (64% paraphrases, none naming its project),
+written before any tuning of semantic or hybrid search and never used to tune anything: the
+set "fresh", reported apart from the two halves.
+
+``--modes`` measures memsite's search modes side by side (``exact``, ``semantic``,
+``hybrid``: see ``memsite.memory.recall``; the last two need ``memsite[semantic]``), and
+``context``: is the answer among the facts of a 300-token ``context --task QUESTION`` (its
+"recall@3" column then says "in the context", whatever the rank).
+
+Run: ``python benchmarks/eval/run_eval.py [--json] [--misses [--half tune]] [--distractors N]
+[--modes exact,hybrid]``.
 To measure another memsite (an earlier commit, say), run it with that checkout first on
 ``PYTHONPATH``; the script uses only the public API (``Memory.open``, ``Memory.add``,
 ``Memory.search``).
@@ -29,6 +39,7 @@ tags and key, the question's words AND-ed, then OR-ed when AND finds nothing, ra
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import random
@@ -43,6 +54,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).parent
+TASK_BUDGET = 300  # tokens of the `context --task` measured by ``--modes context``
 
 
 def half(source: str) -> str:
@@ -66,6 +78,10 @@ def load() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     sources = {fact["id"]: fact["source"] for fact in facts}
     for question in questions:
         question["half"] = half(sources[question["answer"]])
+    fresh = HERE / "fresh_questions.jsonl"
+    for line in fresh.read_text(encoding="utf-8").splitlines() if fresh.is_file() else []:
+        if line.strip():
+            questions.append({**json.loads(line), "set": "fresh", "half": "fresh"})
     return facts, questions
 
 
@@ -98,7 +114,7 @@ def _current(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def memsite_system(
     facts: list[dict[str, Any]], root: Path, others: list[dict[str, Any]]
-) -> Callable[[str], list[str]]:
+) -> Callable[[str, str], list[str]]:
     from memsite.memory import Memory
     from memsite.storage.layout import Store
 
@@ -132,9 +148,13 @@ def memsite_system(
         shutil.rmtree(root / ".memsite" / "cache")
         clock.moment = START + timedelta(seconds=SPAN_SECONDS)
 
-    def search(question: str) -> list[str]:
+    def search(question: str, mode: str) -> list[str]:
         fresh = Memory.open(str(root / ".memsite"), now=clock)
-        return [ids.get(hit["id"], "?") for hit in fresh.search(question, limit=5)]
+        if mode == "context":  # the facts a 300-token `context --task` holds, task's first
+            report = fresh.context_report(budget=TASK_BUDGET, task=question)
+            return [ids.get(i, "?") for i in report["task"] + report["included"]]
+        hits = fresh.search(question, limit=5, mode=mode)
+        return [ids.get(hit["id"], "?") for hit in hits]
 
     return search
 
@@ -169,16 +189,20 @@ def fts5_system(
 
 
 def measure(
-    search: Callable[[str], list[str]], questions: list[dict[str, Any]]
+    search: Callable[[str], list[str]], questions: list[dict[str, Any]], within: int = 3
 ) -> dict[str, dict[str, float]]:
+    """recall@3 (the answer in the first ``within``) and MRR@5 of ``search``."""
     kinds: dict[str, list[tuple[int, float]]] = {}
     for q in questions:
         found = search(q["question"])
         rank = found.index(q["answer"]) + 1 if q["answer"] in found else 0
-        hit3 = int(0 < rank <= 3)
+        hit3 = int(0 < rank <= within)
         reciprocal = 1 / rank if 0 < rank <= 5 else 0.0
         half = f"half:{q['half']}"
-        for kind in ("all", q["set"], f"{q['set']}/{q['kind']}", half, f"{half}/{q['set']}"):
+        kinds_of = [q["set"], f"{q['set']}/{q['kind']}"]
+        if q["set"] != "fresh":  # reported apart: "all" and the halves are the tuned sets'
+            kinds_of += ["all", half, f"{half}/{q['set']}", f"{half}/{q['kind']}"]
+        for kind in kinds_of:
             kinds.setdefault(kind, []).append((hit3, reciprocal))
     return {
         kind: {
@@ -188,6 +212,10 @@ def measure(
         }
         for kind, rows in sorted(kinds.items())
     }
+
+
+def _in_mode(store: Callable[[str, str], list[str]], mode: str, question: str) -> list[str]:
+    return store(question, mode)
 
 
 def main() -> None:
@@ -200,20 +228,29 @@ def main() -> None:
     parser.add_argument(
         "--half", choices=("tune", "test"), help="with --misses: only this half's questions"
     )
+    parser.add_argument(
+        "--modes", default="exact", help="memsite's search modes, comma-separated (exact)"
+    )
     args = parser.parse_args()
     facts, questions = load()
     others = distractors(args.distractors)
     with tempfile.TemporaryDirectory() as tmp:
-        memsite = memsite_system(facts, Path(tmp), others)
+        modes = args.modes.split(",")
+        store = memsite_system(facts, Path(tmp), others)
         results = {
-            "memsite": measure(memsite, questions),
-            "fts5": measure(fts5_system(facts, others), questions),
+            f"memsite-{mode}": measure(
+                functools.partial(_in_mode, store, mode),
+                questions,
+                within=sys.maxsize if mode == "context" else 3,
+            )
+            for mode in modes
         }
+        results["fts5"] = measure(fts5_system(facts, others), questions)
         if args.misses:
             for q in questions:
                 if args.half and q["half"] != args.half:
                     continue
-                found = memsite(q["question"])
+                found = store(q["question"], modes[-1])
                 if q["answer"] not in found[:3]:
                     print(f"{q['kind']:<10} {q['question']}  -> want {q['answer']}, got {found}")
     if args.json:
@@ -221,11 +258,11 @@ def main() -> None:
         print(json.dumps({**counts, **results}, indent=2))
         return
     print(f"{len(facts)} facts, {len(others)} distractors, {len(questions)} questions")
-    print(f"{'system':<10} {'questions':<20} {'n':>4} {'recall@3':>9} {'mrr@5':>7}")
+    print(f"{'system':<16} {'questions':<22} {'n':>4} {'recall@3':>9} {'mrr@5':>7}")
     for system, kinds in results.items():
         for kind, figures in kinds.items():
             print(
-                f"{system:<10} {kind:<20} {figures['questions']:>4} "
+                f"{system:<16} {kind:<22} {figures['questions']:>4} "
                 f"{figures['recall@3']:>9.3f} {figures['mrr@5']:>7.3f}"
             )
 
