@@ -23,13 +23,14 @@ _WORD = re.compile(f"{MARK}*[^{MARK}]+|{MARK}+")
 Lookup = Callable[[str], "int | None"]
 TEXT_MAX = 2000  # characters of a text that are embedded (its start)
 WORD_MAX = 40  # characters of a run without spaces merged as one word; longer runs are cut
-_LONG = re.compile(rf"\S{{{WORD_MAX}}}(?=\S)")
+_LONG = re.compile(f"[^ ]{{{WORD_MAX}}}(?=[^ ])")  # words are cut at spaces only (``encode``)
 
 
 def bounded(text: str) -> str:
     """``text`` as it is embedded: its start, with runs of more than ``WORD_MAX`` characters
-    without a space cut by spaces. Merging a word costs the square of its length, and an
-    entry file may hold a megabyte without a space; both ways of embedding take this text."""
+    without a space (tabs and line breaks are not spaces to the tokenizer) cut by spaces.
+    Merging a word costs the square of its length, and an entry file may hold a megabyte
+    without a space; both ways of embedding take this text."""
     return _LONG.sub(lambda found: found.group() + " ", text[:TEXT_MAX])
 
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from memsite.memory.portal_input import FileLinks as FileLinks
     from memsite.memory.portal_input import PortalInput as PortalInput
     from memsite.memory.review import Later as Later
-    from memsite.memory.shapes import AddOptions, AmendOptions, SearchOptions
+    from memsite.memory.shapes import AddOptions, AmendOptions, Searching
     from memsite.storage.git import Repository
     from memsite.storage.readmodel import Index
 
@@ -286,12 +286,13 @@ class Memory:
 
         return reads.list_entries(self, category, tag, include_all, limit)
 
-    def search(self, query: str, **options: Unpack[SearchOptions]) -> list[dict[str, Any]]:
-        """Ranked search by words, meaning or both (options: category, limit, include_all,
-        daily, expand, mode: ``recall.search``)."""
+    def search(
+        self, query: str, category: str | None = None, limit: int = 20, **more: Unpack[Searching]
+    ) -> list[dict[str, Any]]:
+        """Ranked search by words, meaning or both (more: ``recall.search``'s options)."""
         from memsite.memory import recall
 
-        return recall.search(self, query, **options)
+        return recall.search(self, query, category, limit, **more)
 
     def sessions(self) -> list[dict[str, Any]]:
         """Sessions with daily logs, most recently active first."""
@@ -320,9 +321,7 @@ class Memory:
     def context_with_warnings(
         self, budget: int | None = None, session: str | None = None, task: str | None = None
     ) -> tuple[str, list[str]]:
-        """index.md within the budget (compacting first when the views are stale), the facts
-        most relevant to ``task`` first, then the last session's open work (not ``session``'s,
-        the current one) when configured."""
+        """What an agent gets at session start, and warnings (``memory.context``)."""
         from memsite.memory import context
 
         return context.context(self, budget, session, task)

@@ -4,8 +4,9 @@
 - Silent when nothing is relevant enough: with the semantic extra, a fact found by meaning
   alone must reach ``recall.FLOOR`` cosine, and one found by words too ``recall.AGREE``;
   without it, its words must match (``recall.relevant`` with ``strict``).
-- Once per fact per session: the ids given to a session are kept in ``cache/prompted/``
-  (derived: losing it only means a fact may be given again).
+- Once per fact per session: the ids given to a session are kept in
+  ``cache/prompted-<hash of the session>.marshal`` (derived: losing it only means a fact may
+  be given again).
 - The gate, the validity windows and the markers apply as in `context`: the text is the index's
   own rendering (``views._index_texts``), holding only these facts.
 """
@@ -13,11 +14,8 @@
 from __future__ import annotations
 
 import hashlib
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-
-from memsite.errors import StorageError
 
 if TYPE_CHECKING:
     from memsite.memory import Memory
@@ -25,6 +23,7 @@ if TYPE_CHECKING:
 PROMPT_FACTS = 3  # the most facts one prompt adds
 PROMPT_CHARS = 1000  # of a prompt's start that is searched (a pasted log can be megabytes)
 SEEN_MAX = 2000  # ids remembered per session
+_VERSION = 1  # of the session files' shape
 
 
 def prompt_facts(memory: Memory, prompt: str, session: str | None) -> dict[str, Any]:
@@ -52,34 +51,20 @@ def prompt_facts(memory: Memory, prompt: str, session: str | None) -> dict[str, 
 
 def _path(memory: Memory, session: str) -> Path:
     name = hashlib.sha256(session.encode("utf-8", "surrogatepass")).hexdigest()[:32]
-    return memory.store.cache_dir / "prompted" / f"{name}.json"
+    return memory.store.cache_dir / f"prompted-{name}.marshal"
 
 
 def _seen(memory: Memory, session: str | None) -> list[str]:
-    """The ids this session was given (none when the file is missing or not ours)."""
-    from memsite.files import read_text
-
+    """The ids this session was given (none when the file is missing, not this clone's, or
+    reached through a symbolic link: ``Caches.load_bound``)."""
     if session is None:
         return []
-    try:
-        text = read_text(_path(memory, session), limit=1 << 20)
-        held = json.loads(text) if text else []
-    except (OSError, ValueError):
-        return []
+    held = memory.model.caches.load_bound(_path(memory, session), _VERSION).get("ids")
     return [i for i in held if isinstance(i, str)][-SEEN_MAX:] if isinstance(held, list) else []
 
 
 def _remember(memory: Memory, session: str | None, ids: list[str]) -> None:
     """Keep the ids given to ``session`` (nothing when the cache cannot be written: a
     read-only checkout gives the facts again rather than fail the runner's prompt)."""
-    from memsite.files import write_atomic
-
-    if session is None:
-        return
-    path = _path(memory, session)
-    if memory.store.why_unsafe(path.parent) is not None:
-        return
-    try:
-        write_atomic(path, json.dumps(ids[-SEEN_MAX:]).encode(), tmp_dir=memory.store.tmp_dir)
-    except StorageError:
-        return
+    if session is not None:
+        memory.model.caches.save_bound(_path(memory, session), _VERSION, {"ids": ids[-SEEN_MAX:]})

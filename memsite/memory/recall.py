@@ -17,8 +17,9 @@ it (``similarity``).
 from __future__ import annotations
 
 from collections.abc import Collection
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
+from memsite.errors import InvalidInputError
 from memsite.memory import reads
 
 if TYPE_CHECKING:
@@ -28,14 +29,14 @@ if TYPE_CHECKING:
 MODES = ("auto", "exact", "semantic", "hybrid")
 FLOOR = 0.5  # the cosine a fact found by meaning alone must reach
 AGREE = 0.3  # the cosine a fact found by words too needs to be given to a prompt
-POOL = 50  # hits of each ranking that are fused
+POOL = 50  # hits of each ranking that are fused (at least as many as asked for)
+WAITING_MAX = 64  # facts waiting for their vectors past which a prompt is answered by words
 Chosen = list[tuple[float, "dict[str, Any] | Row", dict[str, Any]]]
 
 
 def mode_used(mode: str) -> str:
     """The ranking ``mode`` stands for here: ``auto`` is hybrid when the semantic extra is
     installed; semantic and hybrid without it are refused in one line naming the extra."""
-    from memsite.errors import InvalidInputError
     from memsite.storage import embedding
 
     if mode not in MODES:
@@ -60,42 +61,65 @@ def search(
     mode: str = "auto",
 ) -> list[dict[str, Any]]:
     """Ranked search (see the module docstring); ``daily``: the daily logs' lines too (found
-    by words); ``expand``: the facts linked to the hits follow."""
+    by words, so not with ``semantic``); ``expand``: the facts linked to the hits follow."""
     reads.check_query(memory, query, category)
-    chosen = ranked(memory, query, category, include_all, daily, mode_used(mode))
+    used = mode_used(mode)
+    if daily and used == "semantic":
+        raise InvalidInputError("daily log lines are found by words: leave out --mode semantic")
+    pool = max(POOL, limit)
+    chosen = ranked(memory, query, Scope(category, include_all, daily, pool), used)
     return reads.shape_hits(memory, chosen[: max(limit, 0)], include_all, expand)
 
 
-def ranked(
-    memory: Memory, query: str, category: str | None, include_all: bool, daily: bool, used: str
-) -> Chosen:
-    """Every hit of ``used`` ranking, best first: (score, hit, its signal fields)."""
-    if used == "exact":
-        lexical = reads.exact(memory, query, category, include_all, daily)
+class Scope(NamedTuple):
+    """What a ranking looks at, and how many hits each ranking hands to the fusion."""
+
+    category: str | None = None
+    include_all: bool = False
+    daily: bool = False
+    pool: int = POOL
+    most: int | None = None  # facts waiting for their vectors past which words alone answer
+
+
+def ranked(memory: Memory, query: str, scope: Scope, used: str) -> Chosen:
+    """Every hit of ``used`` ranking, best first: (score, hit, its signal fields). When the
+    vectors cannot be brought up to date (the cache busy or read-only, or more than
+    ``scope.most`` facts waiting), hybrid is exact, and semantic one line saying so."""
+    near = None if used == "exact" else _semantic(memory, query, scope)
+    if near is None and used == "semantic":
+        raise InvalidInputError(
+            "the facts' vectors cannot be made now (the cache is busy or read-only): try "
+            "again, or use --mode exact"
+        )
+    lexical = [] if used == "semantic" else reads.exact(memory, query, *scope[:3])
+    if near is None:
         return [(key[0], hit, {"signals": ["exact"]}) for key, hit in lexical]
-    near = _semantic(memory, query, category, include_all)
     if used == "semantic":
         return [
             (round(cosine, 6), row, {"signals": ["semantic"], "similarity": round(cosine, 4)})
             for row, cosine in near
             if cosine >= FLOOR
         ]
-    lexical = reads.exact(memory, query, category, include_all, daily)[:POOL]
+    return _fused(lexical[: scope.pool], near)
+
+
+def _fused(
+    lexical: list[tuple[Any, dict[str, Any] | Row]], near: list[tuple[Row, float]]
+) -> Chosen:
+    """Reciprocal rank fusion of the two rankings (``core.vectors.fuse``); a fact only the
+    semantic one found must reach ``FLOOR``."""
+    from memsite.core.vectors import fuse
+
     hits: dict[str, dict[str, Any] | Row] = {_key(hit): hit for _, hit in lexical}
     similar = {row.id: cosine for row, cosine in near}
     semantic = [row for row, cosine in near if cosine >= FLOOR or row.id in hits]
     hits.update((row.id, row) for row in semantic if row.id not in hits)
-    from memsite.core.vectors import fuse
-
-    fused = fuse({"exact": [_key(h) for _, h in lexical], "semantic": [r.id for r in semantic]})
-    lexical_keys = {_key(h) for _, h in lexical}
-    semantic_keys = {r.id for r in semantic}
+    lexical_keys = [_key(h) for _, h in lexical]
+    semantic_keys = [r.id for r in semantic]
     out: Chosen = []
-    for key, score in fused:
-        signals = [
-            s for s, held in (("exact", lexical_keys), ("semantic", semantic_keys)) if key in held
-        ]
-        extra: dict[str, Any] = {"signals": signals}
+    for key, score in fuse({"exact": lexical_keys, "semantic": semantic_keys}):
+        found = (("exact", set(lexical_keys)), ("semantic", set(semantic_keys)))
+        extra: dict[str, Any] = {"signals": [s for s, held in found if key in held]}
         if key in similar:
             extra["similarity"] = round(similar[key], 4)
         out.append((round(score, 6), hits[key], extra))
@@ -109,35 +133,52 @@ def _key(hit: dict[str, Any] | Row) -> str:
     return hit.id
 
 
-def _semantic(
-    memory: Memory, query: str, category: str | None, include_all: bool
-) -> list[tuple[Row, float]]:
-    """The ``POOL`` facts nearest ``query`` by meaning, with their cosines (each fact is
-    embedded once, by the first command that needs it after it arrived)."""
+def _semantic(memory: Memory, query: str, scope: Scope) -> list[tuple[Row, float]] | None:
+    """The facts nearest ``query`` by meaning, with their cosines (each fact is embedded
+    once, by the first command that needs it after it arrived); None when the vectors cannot
+    be brought up to date now."""
+    import sqlite3
+
     from memsite.storage.embedding import Model
 
     model = Model()
     index = memory.index()
-    index.vectors.prepare(model)
+    try:
+        if index.vectors.prepare(model, scope.most) < 0:
+            return None
+    except sqlite3.OperationalError as exc:
+        if not any(word in str(exc) for word in ("locked", "busy", "readonly", "read-only")):
+            raise
+        return None
     vector = index.vectors.query(model, query)
-    return index.vectors.nearest(vector, POOL, category, include_all)
+    return index.vectors.nearest(vector, scope.pool, scope.category, scope.include_all)
 
 
 def relevant(memory: Memory, text: str, limit: int, strict: bool) -> list[str]:
-    """The ids of the active facts most relevant to ``text`` (a task, a prompt), best first:
-    found by meaning over ``FLOOR``, or by words; with ``strict`` (a prompt, where silence is
-    better than noise) and the semantic extra, a fact found by words needs a cosine of
-    ``AGREE`` too. Facts the gate holds back or out of their window are left to the caller's
-    index rendering, which drops them."""
+    """The ids of the active facts most relevant to ``text`` (a task, a prompt) that may reach
+    an agent (``memory.trust``, ``memory.windows``), best first: found by meaning over
+    ``FLOOR``, or by words. With ``strict`` (a prompt, where silence is better than noise, and
+    which must answer in moments: words alone while many facts wait for their vectors) and
+    the semantic extra, a fact found by words needs a cosine of ``AGREE`` too."""
+    from memsite.memory.trust import current
+    from memsite.memory.windows import out_of_window
+
     used = mode_used("auto")
-    chosen = ranked(memory, text, None, False, False, used)
+    near = None if used == "exact" else _semantic(memory, text, Scope(most=WAITING_MAX))
+    lexical = reads.exact(memory, text, None, False, False)
+    chosen: Chosen
+    if near is None:  # no extra, or no vectors now: words alone
+        chosen = [(key[0], hit, {"signals": ["exact"]}) for key, hit in lexical]
+    else:
+        chosen = _fused(lexical[:POOL], near)
+    left = current(memory).held.keys() | out_of_window(memory).keys()
     found: list[str] = []
     for _, hit, extra in chosen:
-        if isinstance(hit, dict):
+        if isinstance(hit, dict) or hit.id in left:
             continue
         signals: Collection[str] = extra["signals"]
         close = extra.get("similarity", 0.0) >= (FLOOR if signals == ["semantic"] else AGREE)
-        if not strict or used == "exact" or close:
+        if not strict or near is None or close:
             found.append(hit.id)
         if len(found) == limit:
             break

@@ -28,11 +28,9 @@ class AddOptions(TypedDict, total=False):
     valid_to: str | None
 
 
-class SearchOptions(TypedDict, total=False):
-    """What `search` takes besides the query (``recall.search``)."""
+class Searching(TypedDict, total=False):
+    """What `search` takes besides the query, category and limit (``recall.search``)."""
 
-    category: str | None
-    limit: int
     include_all: bool
     daily: bool
     expand: bool

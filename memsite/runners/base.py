@@ -20,6 +20,11 @@ PROGRAM_PATTERN = (
     r"|'[^']*[/\\]memsite(?:\.exe)?'"
     r"|(?:[^\s']+|'[^']*') -m memsite)"
 )
+# A prompt hook that exits 2 blocks the user's prompt (Claude Code, Codex, Gemini CLI), and
+# every usage error exits 2: a memsite without `prompt` (an older one on a teammate's PATH)
+# would block every prompt. The hook's shell turns any failure into a quiet success.
+NEVER_BLOCK = " || exit 0"
+NEVER_BLOCK_PATTERN = r"(?: \|\| exit 0)?"
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ from typing import Any
 
 from memsite.errors import StorageError
 from memsite.files import write_atomic
-from memsite.runners.base import PROGRAM_PATTERN, Runner, Wiring
+from memsite.runners.base import NEVER_BLOCK, NEVER_BLOCK_PATTERN, PROGRAM_PATTERN, Runner, Wiring
 from memsite.runners.targets import HookTable, JsonHooks, JsonServer, MarkdownBlock
 
 HOOK_CONTEXT_MAX = 9_000
@@ -52,7 +52,8 @@ PRE_COMPACT_MESSAGE = (
     "`memsite add`)."
 )
 _OUR_HOOK_RE = re.compile(
-    rf"^{PROGRAM_PATTERN}\s(?:.*\s)?((?:context|prompt) --format claude-hook|agents hook [a-z-]+)$"
+    rf"^{PROGRAM_PATTERN}\s(?:.*\s)?(context --format claude-hook|prompt --format claude-hook"
+    rf"{NEVER_BLOCK_PATTERN}|agents hook [a-z-]+)$"
 )
 
 
@@ -64,7 +65,7 @@ def hook_commands(wiring: Wiring) -> HookTable:
         "SessionStart": (SESSION_MATCHER, f"{base} context --format claude-hook"),
     }
     if wiring.per_prompt:  # UserPromptSubmit has no matcher
-        commands["UserPromptSubmit"] = (None, f"{base} prompt --format claude-hook")
+        commands["UserPromptSubmit"] = (None, f"{base} prompt --format claude-hook{NEVER_BLOCK}")
     if wiring.auto_flush:
         commands["PreCompact"] = (None, f"{base} agents hook pre-compact")
         commands["Stop"] = (None, f"{base} agents hook stop")

@@ -36,7 +36,7 @@ import re
 import shlex
 from typing import Any
 
-from memsite.runners.base import PROGRAM_PATTERN, Wiring
+from memsite.runners.base import NEVER_BLOCK, NEVER_BLOCK_PATTERN, PROGRAM_PATTERN, Wiring
 
 FORMATS = ("claude-hook", "codex-hook", "gemini-hook", "copilot-hook", "cursor-hook")
 # The runners whose prompt hook can add context, and the event each names in its answer.
@@ -47,7 +47,10 @@ PROMPT_EVENTS = {
 }
 PROMPT_FORMATS = tuple(PROMPT_EVENTS)
 PROMPT_PREAMBLE = "Project memory (memsite): recorded facts that may bear on this prompt.\n\n"
-_HOOK_RE = re.compile(rf"^{PROGRAM_PATTERN}\s(?:.*\s)?(?:context|prompt) --format [a-z]+-hook$")
+_HOOK_RE = re.compile(
+    rf"^{PROGRAM_PATTERN}\s(?:.*\s)?"
+    rf"(?:context --format [a-z]+-hook|prompt --format [a-z]+-hook{NEVER_BLOCK_PATTERN})$"
+)
 DEFAULT_STORES = (".memsite", ".lean-spec/memory")
 # Gemini CLI escapes < and > inside a hook's context, so its end tag cannot occur within one.
 _GEMINI_CONTEXT_RE = re.compile(r"\A(?:\s*<hook_context>.*?</hook_context>)+\s*", re.DOTALL)
@@ -64,8 +67,9 @@ def context_command(wiring: Wiring, fmt: str, command: str = "context") -> str:
 
 
 def prompt_command(wiring: Wiring, fmt: str) -> str:
-    """`memsite prompt --format FMT`: the prompt hook (``agents install --per-prompt``)."""
-    return context_command(wiring, fmt, "prompt")
+    """`memsite prompt --format FMT || exit 0`: the prompt hook (``agents install
+    --per-prompt``), which never blocks a prompt (``NEVER_BLOCK``)."""
+    return context_command(wiring, fmt, "prompt") + NEVER_BLOCK
 
 
 def is_hook(command: str) -> bool:

@@ -22,6 +22,7 @@ We read the package's two files ourselves rather than through ``WordLlama.load``
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import os
@@ -70,6 +71,7 @@ class Layout(NamedTuple):
     offset: int  # of the first row
     rows: int
     width: int  # dimensions
+    digest: str  # of the header, which names the tensors, their shapes and places
 
 
 class Model:
@@ -81,10 +83,11 @@ class Model:
             raise Missing(f"semantic search needs a model: {EXTRA}")
         self.home = found
         weights = self.home / WEIGHTS
-        stat = weights.stat()
         self.layout = _layout(weights)
-        # A reinstalled or changed model changes the name, and the stored vectors go.
-        self.name = f"wordllama:l2_supercat_{self.layout.width}:{stat.st_size}:{stat.st_mtime_ns}"
+        # Named by its files' contents (not their times or place: two installs of one wheel,
+        # a venv's and pipx's, share the vectors); another model's vectors go.
+        sizes = f"{weights.stat().st_size}:{(self.home / TOKENIZER).stat().st_size}"
+        self.name = f"wordllama:l2_supercat_{self.layout.width}:{self.layout.digest}:{sizes}"
 
     def tokenizer(self) -> dict[str, Any]:
         """The tokenizer's JSON (model, merges, special tokens), as the package ships it."""
@@ -146,7 +149,13 @@ def _layout(weights: Path) -> Layout:
     try:
         with open(weights, "rb") as handle:
             (size,) = struct.unpack("<Q", handle.read(8))
-            header = json.loads(handle.read(min(size, 1 << 20)))
+            raw = handle.read(min(size, 1 << 20))
+            header = json.loads(raw)
+            # The header and the data's first and last 64 KB name the weights (hashing all
+            # 16 MB would cost ~15 ms a search).
+            digest = hashlib.sha256(raw + handle.read(1 << 16))
+            handle.seek(-(1 << 16), os.SEEK_END)
+            digest.update(handle.read())
         tensor = header[TENSOR]
         rows, width = tensor["shape"]
         start = tensor["data_offsets"][0]
@@ -157,4 +166,4 @@ def _layout(weights: Path) -> Layout:
             raise ValueError(tensor["dtype"])
     except (OSError, ValueError, KeyError, TypeError, struct.error) as exc:
         raise Missing(f"the semantic model's weights are damaged ({exc}): {EXTRA}") from exc
-    return Layout(8 + size + start, int(rows), int(width))
+    return Layout(8 + size + start, int(rows), int(width), digest.hexdigest()[:16])

@@ -233,7 +233,7 @@ def test_codex_loads_the_prompt_hook(per_prompt_project: Path, tmp_path: Path) -
     (listed,) = codex_hooks(codex, per_prompt_project, env)["data"]
     assert listed["warnings"] == [] and listed["errors"] == [], listed
     hooks = {(h["eventName"], h.get("command")): h for h in listed["hooks"]}
-    prompt = hooks[("userPromptSubmit", "memsite prompt --format codex-hook")]
+    prompt = hooks[("userPromptSubmit", "memsite prompt --format codex-hook || exit 0")]
     assert prompt["source"] == "project" and prompt["enabled"] is True
     assert ("sessionStart", "memsite context --format codex-hook") in hooks
 

@@ -273,3 +273,73 @@ def test_a_huge_fact_without_spaces_is_embedded_quickly(store_root: Path, clock:
     assert len(text) < 2100
     ((_, stored),) = Model().embed_many([text])
     assert cosine(memory.index().vectors.query(Model(), text), unpack(stored)) > 0.999
+
+
+def test_surrogates_tabs_and_line_breaks_are_text(store_root: Path, clock: Clock) -> None:
+    """A lone surrogate (JSON allows one) in a query or prompt is a character like any other,
+    never "damage" that deletes the cache; a run without spaces but with tabs or line breaks
+    is cut like any long word (the tokenizer splits words at spaces only)."""
+    from memsite.core.bpe import WORD_MAX, bounded
+
+    memory = open_memory(store_root, clock)
+    memory.add("We use PostgreSQL 16 as the main database", "architecture")
+    assert memory.search("\ud800 which database", mode="hybrid")
+    assert memory.search("\ud800 which database", mode="semantic") is not None
+    memory.prompt_facts("\ud800 which database do we use?", "s")
+    assert (store_root / "cache" / "index.sqlite3").is_file()
+    cut = bounded("internationalization\tlocalization\n" * 300)
+    assert max(map(len, cut.split(" "))) <= WORD_MAX
+
+
+def test_more_hits_than_the_pool_and_no_daily_by_meaning(store_root: Path, clock: Clock) -> None:
+    memory = open_memory(store_root, clock)
+    for n in range(70):
+        memory.add(f"Webhook retry rule {n}: back off {n} seconds", "operations")
+        clock.tick()
+    assert len(memory.search("webhook retry", limit=70, mode="hybrid")) == 70
+    with pytest.raises(InvalidInputError, match="daily log lines are found by words"):
+        memory.search("webhook", mode="semantic", daily=True)
+
+
+def test_a_prompt_does_not_wait_for_many_vectors(store_root: Path, clock: Clock) -> None:
+    """More than WAITING_MAX facts without vectors: the prompt is answered by words alone,
+    and nothing is embedded (a runner's prompt must not wait); a search embeds them."""
+    from memsite.memory.recall import WAITING_MAX
+
+    memory = open_memory(store_root, clock)
+    for n in range(WAITING_MAX + 1):
+        memory.add(f"pnpm workspace rule {n} for the monorepo packages", "conventions")
+        clock.tick()
+    given = memory.prompt_facts("pnpm workspace rule 3?", "s")
+    assert given["ids"]
+    db = memory.index().db
+    assert db.execute("SELECT count(*) FROM codes").fetchone()[0] == 0
+    memory.search("pnpm")
+    assert db.execute("SELECT count(*) FROM codes").fetchone()[0] == WAITING_MAX + 1
+
+
+def test_a_busy_cache_falls_back_to_words(store_root: Path) -> None:
+    """Another process holds the read model's write lock: a hybrid search answers by words, a
+    semantic one says so in one line; neither gives a traceback."""
+    import sqlite3
+
+    env = clean_env()
+    run = [sys.executable, "-m", "memsite", "--store", str(store_root)]
+    subprocess.run([*run, "add", "Use pnpm, never npm", "-c", "conventions"], env=env, check=True)
+    subprocess.run([*run, "search", "pnpm", "--mode", "exact"], env=env, check=True)
+    holder = sqlite3.connect(store_root / "cache" / "index.sqlite3")
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        words = subprocess.run(
+            [*run, "search", "pnpm", "--json"], env=env, capture_output=True, text=True
+        )
+        assert words.returncode == 0, words.stderr
+        assert '"exact"' in words.stdout and "Traceback" not in words.stderr
+        meaning = subprocess.run(
+            [*run, "search", "pnpm", "--mode", "semantic"], env=env, capture_output=True, text=True
+        )
+        assert meaning.returncode != 0 and "Traceback" not in meaning.stderr
+        assert "cannot be made now" in meaning.stderr
+    finally:
+        holder.rollback()
+        holder.close()

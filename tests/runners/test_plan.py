@@ -302,11 +302,12 @@ def test_per_prompt_hooks_sit_next_to_the_users_and_uninstall_restores_bytes(
     assert done.json()["per_prompt"] is True and done.json()["no_prompt_hook"] == {}
     claude_command = (
         'memsite --store "${CLAUDE_PROJECT_DIR:-.}"/.memsite prompt --format claude-hook'
+        " || exit 0"
     )
     with_ours = {
         "claude": [USER_PROMPT_GROUP, ours(claude_command)],
-        "codex": [USER_PROMPT_GROUP, ours("memsite prompt --format codex-hook")],
-        "gemini": [USER_PROMPT_GROUP, ours("memsite prompt --format gemini-hook")],
+        "codex": [USER_PROMPT_GROUP, ours("memsite prompt --format codex-hook || exit 0")],
+        "gemini": [USER_PROMPT_GROUP, ours("memsite prompt --format gemini-hook || exit 0")],
     }
     assert prompt_hooks(repo) == with_ours
     settings = json.loads((repo / ".claude/settings.json").read_text(encoding="utf-8"))
@@ -352,10 +353,14 @@ def test_per_prompt_on_an_empty_repository_and_the_runners_without_a_prompt_hook
         assert files[name] == session_start_only[name]  # no hook that could not add context
     codex = files[".codex/hooks.json"]
     assert isinstance(codex, dict) and list(codex["hooks"]) == ["SessionStart", "UserPromptSubmit"]
-    assert codex["hooks"]["UserPromptSubmit"] == [ours("memsite prompt --format codex-hook")]
+    assert codex["hooks"]["UserPromptSubmit"] == [
+        ours("memsite prompt --format codex-hook || exit 0")
+    ]
     gemini = files[".gemini/settings.json"]
     assert isinstance(gemini, dict) and list(gemini["hooks"]) == ["SessionStart", "BeforeAgent"]
-    assert gemini["hooks"]["BeforeAgent"] == [ours("memsite prompt --format gemini-hook")]
+    assert gemini["hooks"]["BeforeAgent"] == [
+        ours("memsite prompt --format gemini-hook || exit 0")
+    ]
 
     text = runner("agents", "install", "--per-prompt").stdout
     assert "Note: no per-prompt hook for GitHub Copilot: Copilot CLI drops" in text

@@ -99,3 +99,22 @@ def test_search_by_meaning_works_offline(store_root: Path, tmp_path: Path) -> No
     assert found.returncode == 0, found.stderr
     assert "The cat sleeps" in found.stdout
     assert not list(home.rglob("*"))  # nothing fetched, nothing cached in the home
+
+
+def test_two_installs_of_one_wheel_name_one_model(tmp_path: Path) -> None:
+    """The model is named by its files' contents, not their place or times: a venv's and
+    pipx's copies share the stored vectors."""
+    import shutil
+
+    home = embedding.folder()
+    assert home is not None
+    copy = tmp_path / "wordllama"
+    (copy / "tokenizers").mkdir(parents=True)
+    (copy / "weights").mkdir()
+    for name in (embedding.TOKENIZER, embedding.WEIGHTS):
+        shutil.copyfile(home / name, copy / name)
+    assert embedding.Model(copy).name == embedding.Model().name
+    with open(copy / embedding.WEIGHTS, "r+b") as handle:  # other weights: another model
+        handle.seek(-10, os.SEEK_END)
+        handle.write(b"\x01" * 10)
+    assert embedding.Model(copy).name != embedding.Model().name

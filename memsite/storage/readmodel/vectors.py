@@ -54,40 +54,37 @@ class Vectors:
     def __init__(self, index: Index) -> None:
         self.index = index
 
-    def prepare(self, model: Model, progress: Callable[[int, int], None] | None = None) -> int:
+    def prepare(self, model: Model, most: int | None = None) -> int:
         """Bring the vectors up to date with the entries (and the tables with ``model``): the
-        number of entries embedded now."""
+        number of entries embedded now, or -1 with nothing done when more than ``most`` wait
+        (a prompt hook answers in moments). The vectors are computed outside any transaction
+        and written a chunk at a time, each in a short one that keeps only the rows still
+        waiting: the database's write lock is never held while the model works."""
         db = self.index.db
-        held = dict(db.execute("SELECT k, v FROM meta WHERE k IN ('vector_model', 'vectors')"))
-        if held.get("vector_model") == model.name and held.get("vectors") == int(
-            self.index.meta("documents")
-        ):
+        if self.ready(model) and self.index.meta("vectors") == self.index.meta("documents"):
             return 0
-        with transaction(db):
-            if self._meta("vector_model") != model.name:
-                self._renew(db, model)
-            pending = self._pending(db)
-            texts = []
-            for _, file, data in pending:
-                entry = entry_from_row(marshal.loads(data), file)
-                texts.append(embedded_text(entry.content, entry.tags, entry.key))
-            made = 0
-            rows = model.embed_many(texts) if len(texts) > FEW else self._embed_few(model, texts)
-            for chunk in chunks(pending, 1000):
-                packed = [next(rows) for _ in chunk]
-                db.executemany(
-                    "INSERT INTO codes(n, code) VALUES (?, ?)",
-                    [(n, code) for (n, _, _), (code, _) in zip(chunk, packed, strict=True)],
-                )
-                db.executemany(
-                    "INSERT INTO vecs(n, vec) VALUES (?, ?)",
-                    [(n, vec) for (n, _, _), (_, vec) in zip(chunk, packed, strict=True)],
-                )
-                made += len(chunk)
-                if progress is not None:
-                    progress(made, len(pending))
-            db.execute("UPDATE meta SET v = v + ? WHERE k = 'vectors'", (made,))
+        if not self.ready(model):
+            with transaction(db):
+                if not self.ready(model):
+                    self._renew(db, model)
+        pending = self._pending(db)
+        if most is not None and len(pending) > most:
+            return -1
+        texts = []
+        for _, file, data in pending:
+            entry = entry_from_row(marshal.loads(data), file)
+            texts.append(embedded_text(entry.content, entry.tags, entry.key))
+        rows = model.embed_many(texts) if len(texts) > FEW else self._embed_few(model, texts)
+        made = 0
+        for chunk in chunks(pending, 1000):
+            packed = [next(rows) for _ in chunk]
+            with transaction(db):
+                made += _insert(db, chunk, packed)
         return made
+
+    def ready(self, model: Model) -> bool:
+        """Are the tokenizer's tables and the vectors ``model``'s?"""
+        return self._meta("vector_model") == model.name
 
     def _pending(self, db: sqlite3.Connection) -> list[tuple[int, str, bytes]]:
         """The entries without a vector: usually those added last (row numbers grow), found
@@ -124,11 +121,15 @@ class Vectors:
         db.execute("INSERT OR REPLACE INTO meta(k, v) VALUES ('vectors', 0)")
 
     def _embed_few(self, model: Model, texts: Sequence[str]) -> Iterator[tuple[bytes, bytes]]:
-        for text in texts:
-            yield vectors.pack(self.query(model, text))
+        for text in texts:  # bounded already (``embedded_text``), as embed_many takes them
+            yield vectors.pack(self._vector(model, text))
 
     def query(self, model: Model, text: str) -> list[float]:
-        """``text``'s unit vector, encoded with the tokenizer's tables (``core.bpe``)."""
+        """``text``'s unit vector, encoded with the tokenizer's tables (``core.bpe``): its
+        start, long runs cut (``bpe.bounded``); a lone surrogate (JSON allows one) is a "?"."""
+        return self._vector(model, bpe.bounded(text.encode("utf-8", "replace").decode("utf-8")))
+
+    def _vector(self, model: Model, text: str) -> list[float]:
         db = self.index.db
 
         def lookup(table: str, column: str, key: str) -> Callable[[str], int | None]:
@@ -142,7 +143,7 @@ class Vectors:
 
         specials = _specials(self._meta("vector_specials"))
         ids = bpe.encode(
-            bpe.bounded(text),
+            text,
             specials,
             lookup("pieces", "id", "piece"),
             lookup("merges", "rank", "pair"),
@@ -209,12 +210,18 @@ class Vectors:
             pack.numbers.append(n)
             pack.codes.append(int.from_bytes(code, "little"))
             pack.kinds.append(pack.categories.setdefault(category, len(pack.categories)))
-        # Busy or read-only: kept next time.
-        with contextlib.suppress(sqlite3.OperationalError), transaction(db):
-            db.execute(
-                "INSERT OR REPLACE INTO packs(k, stamp, data) VALUES ('codes', ?, ?)",
-                (stamp, marshal.dumps(tuple(pack))),
-            )
+        # Kept for the next search unless another process holds the database (no waiting
+        # for it: this is only a cache) or it is read-only.
+        (wait,) = db.execute("PRAGMA busy_timeout").fetchone()
+        db.execute("PRAGMA busy_timeout = 0")
+        try:
+            with contextlib.suppress(sqlite3.OperationalError), transaction(db):
+                db.execute(
+                    "INSERT OR REPLACE INTO packs(k, stamp, data) VALUES ('codes', ?, ?)",
+                    (stamp, marshal.dumps(tuple(pack))),
+                )
+        finally:
+            db.execute(f"PRAGMA busy_timeout = {int(wait)}")
         return pack
 
 
@@ -256,6 +263,32 @@ def _specials(held: object) -> dict[str, int]:
     ):
         return found
     return {}
+
+
+def _insert(
+    db: sqlite3.Connection,
+    chunk: Sequence[tuple[int, str, bytes]],
+    packed: list[tuple[bytes, bytes]],
+) -> int:
+    """Write the vectors of the rows in ``chunk`` that still hold the file they were made from
+    and still have none (another process may have written them, or removed the row, since);
+    how many were written."""
+    ns = [n for n, _, _ in chunk]
+    held = marks(len(ns))
+    sql = (
+        f"SELECT n, file FROM entries e WHERE n IN ({held}) "
+        "AND NOT EXISTS (SELECT 1 FROM codes c WHERE c.n = e.n)"
+    )
+    waiting = dict(db.execute(sql, ns).fetchall())
+    rows = [
+        (n, code, vec)
+        for (n, file, _), (code, vec) in zip(chunk, packed, strict=True)
+        if waiting.get(n) == file
+    ]
+    db.executemany("INSERT INTO codes(n, code) VALUES (?, ?)", [(n, c) for n, c, _ in rows])
+    db.executemany("INSERT INTO vecs(n, vec) VALUES (?, ?)", [(n, v) for n, _, v in rows])
+    db.execute("UPDATE meta SET v = v + ? WHERE k = 'vectors'", (len(rows),))
+    return len(rows)
 
 
 def forget(db: sqlite3.Connection, numbers: Sequence[int]) -> None:
