@@ -64,7 +64,9 @@ def engine_ids(page: Any, url: str, query: str, **filters: Any) -> list[str]:
 
 
 def cli_ids(built: Built, query: str) -> list[str]:
-    return [hit["id"] for hit in built.memory.search(query, limit=50)]
+    """The CLI's ranking by words: the one the portal's search runs in the browser (it has no
+    vectors; the CLI's default, hybrid with the semantic extra, fuses meaning in too)."""
+    return [hit["id"] for hit in built.memory.search(query, limit=50, mode="exact")]
 
 
 def type_in_header(page: Any, query: str) -> None:
