@@ -301,8 +301,7 @@ def test_per_prompt_hooks_sit_next_to_the_users_and_uninstall_restores_bytes(
     assert done.exit_code == 0, done.stderr
     assert done.json()["per_prompt"] is True and done.json()["no_prompt_hook"] == {}
     claude_command = (
-        'memsite --store "${CLAUDE_PROJECT_DIR:-.}"/.memsite prompt --format claude-hook'
-        " || exit 0"
+        'memsite --store "${CLAUDE_PROJECT_DIR:-.}"/.memsite prompt --format claude-hook || exit 0'
     )
     with_ours = {
         "claude": [USER_PROMPT_GROUP, ours(claude_command)],
@@ -358,9 +357,7 @@ def test_per_prompt_on_an_empty_repository_and_the_runners_without_a_prompt_hook
     ]
     gemini = files[".gemini/settings.json"]
     assert isinstance(gemini, dict) and list(gemini["hooks"]) == ["SessionStart", "BeforeAgent"]
-    assert gemini["hooks"]["BeforeAgent"] == [
-        ours("memsite prompt --format gemini-hook || exit 0")
-    ]
+    assert gemini["hooks"]["BeforeAgent"] == [ours("memsite prompt --format gemini-hook || exit 0")]
 
     text = runner("agents", "install", "--per-prompt").stdout
     assert "Note: no per-prompt hook for GitHub Copilot: Copilot CLI drops" in text
