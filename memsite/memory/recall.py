@@ -116,9 +116,9 @@ def _fused(
     hits.update((row.id, row) for row in semantic if row.id not in hits)
     lexical_keys = [_key(h) for _, h in lexical]
     semantic_keys = [r.id for r in semantic]
+    found = (("exact", set(lexical_keys)), ("semantic", set(semantic_keys)))
     out: Chosen = []
     for key, score in fuse({"exact": lexical_keys, "semantic": semantic_keys}):
-        found = (("exact", set(lexical_keys)), ("semantic", set(semantic_keys)))
         extra: dict[str, Any] = {"signals": [s for s, held in found if key in held]}
         if key in similar:
             extra["similarity"] = round(similar[key], 4)

@@ -84,7 +84,7 @@ class Vectors:
 
     def ready(self, model: Model) -> bool:
         """Are the tokenizer's tables and the vectors ``model``'s?"""
-        return self._meta("vector_model") == model.name
+        return bool(self.index.meta("vector_model") == model.name)
 
     def _pending(self, db: sqlite3.Connection) -> list[tuple[int, str, bytes]]:
         """The entries without a vector: usually those added last (row numbers grow), found
@@ -92,10 +92,6 @@ class Vectors:
         missing = int(self.index.meta("documents")) - int(self.index.meta("vectors") or 0)
         tail = db.execute(_NEWEST).fetchall()
         return tail if len(tail) == missing else db.execute(_PENDING).fetchall()
-
-    def _meta(self, key: str) -> object:
-        row = self.index.db.execute("SELECT v FROM meta WHERE k = ?", (key,)).fetchone()
-        return row[0] if row else None
 
     @staticmethod
     def _renew(db: sqlite3.Connection, model: Model) -> None:
@@ -141,7 +137,7 @@ class Vectors:
 
             return find
 
-        specials = _specials(self._meta("vector_specials"))
+        specials = _specials(self.index.meta("vector_specials"))
         ids = bpe.encode(
             text,
             specials,
@@ -198,7 +194,7 @@ class Vectors:
         never change (a changed file is a new row), so new rows are appended to the kept
         pack; a removed vector or another model makes it again."""
         db = self.index.db
-        stamp = f"{self._meta('vector_model')}:{self._meta('vector_removals')}"
+        stamp = f"{self.index.meta('vector_model')}:{self.index.meta('vector_removals')}"
         row = db.execute("SELECT stamp, data FROM packs WHERE k = 'codes'").fetchone()
         pack = _unpacked(row[1]) if row is not None and row[0] == stamp else None
         last = pack.numbers[-1] if pack is not None and pack.numbers else 0
