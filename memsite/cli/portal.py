@@ -5,9 +5,8 @@ from __future__ import annotations
 import os
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,30 +16,62 @@ from memsite.errors import ConfigError
 
 if TYPE_CHECKING:
     from memsite.memory import Memory
+    from memsite.portal.build import BuildResult
 
-PROGRESS_FROM = 1000  # entries; smaller builds finish before a counter would help
+PROGRESS_FROM = 1000  # entries; smaller builds finish before progress would help
 
 
-def _progress_printer() -> Callable[[int, int], None]:
-    """A counter on stderr: rewritten in place on a terminal, a line per quarter otherwise."""
-    tty = sys.stderr.isatty()
-    shown = {"step": -1}
+class _Progress:
+    """A build's progress on stderr: a line as each step begins; for the entry pages, click's
+    progress bar on a terminal, else (CI, a pipe) a plain line per quarter."""
 
-    def show(done: int, total: int) -> None:
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.bar: Any = None
+        self.step = -1
+
+    def stage(self, text: str) -> None:
+        self._close()
+        out(text, err=True)
+
+    def count(self, done: int, total: int) -> None:
         if total < PROGRESS_FROM:
             return
-        if tty:
-            end = "\n" if done >= total else ""
-            click.echo(f"\rRendering entry pages: {done}/{total}", err=True, nl=False)
-            if end:
-                click.echo("", err=True)
+        if not self.tty:
+            step = done * 4 // total
+            if step > self.step:
+                self.step = step
+                out(f"Entry pages {done:,} / {total:,}", err=True)
             return
-        step = done * 4 // total
-        if step > shown["step"]:
-            shown["step"] = step
-            out(f"Rendering entry pages: {done}/{total}", err=True)
+        if self.bar is None:
+            self.bar = click.progressbar(length=total, label="Entry pages", file=sys.stderr)
+            self.bar.__enter__()
+        self.bar.update(done - self.bar.pos)
+        if done >= total:
+            self._close()
 
-    return show
+    def _close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+def _progress(memory: Memory, quiet: bool) -> _Progress | None:
+    """The progress of a build of ``memory`` (none with --quiet or --json, or for a store
+    small enough to be built before it would help)."""
+    if quiet:
+        return None
+    try:
+        with os.scandir(memory.store.entries_dir) as found:
+            big = sum(1 for item in found if item.name.endswith(".json")) >= PROGRESS_FROM
+    except OSError:
+        big = False
+    return _Progress() if big else None
+
+
+def _rebuild_note(message: str) -> None:
+    """What a build says when it cannot go on from the last one."""
+    out(f"memsite: {message}", err=True)
 
 
 def _site_url() -> str | None:
@@ -99,10 +130,23 @@ def _refuse_markup(memory: Memory) -> None:
     help="Add the memory at each git tag matching PATTERN (a glob such as 'v*'), under "
     "as-of/ (default: the config's site.releases; '' adds none).",
 )
+@click.option(
+    "--clean",
+    is_flag=True,
+    help="Build the whole site from nothing (default: go on from the last build into the same "
+    "folder, rewriting only what changed).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="Print no progress, only the result.")
 @json_option
 @click.pass_context
 def build(
-    ctx: click.Context, site_dir: str | None, strict: bool, releases: str | None, as_json: bool
+    ctx: click.Context,
+    site_dir: str | None,
+    strict: bool,
+    releases: str | None,
+    clean: bool,
+    quiet: bool,
+    as_json: bool,
 ) -> None:
     """Build the memory portal: an MkDocs + Material site of every entry.
 
@@ -122,19 +166,27 @@ def build(
     # The store's site/ (or a --site-dir inside the store) is never written through a link.
     target = memory.store.site_target(Path(site_dir) if site_dir else None)
     site_url = _site_url()
+    shown = _progress(memory, quiet or as_json)
     _, _, result = build_site(
         memory,
         target,
         strict=strict,
         site_url=site_url,
-        progress=None if as_json else _progress_printer(),
+        progress=shown.count if shown else None,
         cache=PortalCache(releases=releases),
+        reuse=_rebuild_note,
+        clean=clean,
+        stage=shown.stage if shown else None,
     )
     _warn_site_url(memory, "origin", site_url)
     pattern = memory.config.site.get("releases") if releases is None else releases
     if pattern and not result.releases:
         warn(f"no git tag matches {pattern[:80]!r}: the portal has no release pages")
-    seconds = time.perf_counter() - started
+    _report(result, time.perf_counter() - started, as_json)
+
+
+def _report(result: BuildResult, seconds: float, as_json: bool) -> None:
+    """What `memsite build` says once the site is built."""
     if as_json:
         emit_json(
             {

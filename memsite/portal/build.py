@@ -60,6 +60,7 @@ if TYPE_CHECKING:
 
 MARKER_TEXT = "Built by memsite (`memsite build`); the folder is replaced on every build.\n"
 Progress = Callable[[int, int], None]
+Stage = Callable[[str], None]  # a line saying what the build does now ("Search index…")
 
 
 def prepare_site_dir(site_dir: Path) -> bool:
@@ -81,7 +82,8 @@ def prepare_site_dir(site_dir: Path) -> bool:
             )
     try:
         site_dir.mkdir(parents=True, exist_ok=True)
-        (site_dir / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
+        if not (site_dir / MARKER).is_file():  # kept: it names the build (``reuse``)
+            (site_dir / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
         return any(p.name != MARKER for p in site_dir.iterdir())
     except OSError as exc:
         raise MemsiteError(
@@ -110,8 +112,9 @@ class BuildResult:
 
 def _write_chunk(
     site: Site, portal: Portal, ids: Sequence[str], counter: Any, forked: bool
-) -> None:
-    """The worker's share of the entry pages (``forked``: in a child of its own)."""
+) -> dict[str, bytes]:
+    """The worker's share of the entry pages (``forked``: in a child of its own); the key of
+    each page, for the parent to remember."""
 
     def tick(n: int) -> None:
         counter.value += n
@@ -124,6 +127,7 @@ def _write_chunk(
         with contextlib.suppress(OSError):
             os.nice(10)
     site.write_entries(portal, ids, tick)
+    return {rel: site.written[rel] for rel in (f"entries/{i}/index.html" for i in ids)}
 
 
 def _write_search(site: Site, portal: Portal) -> int:
@@ -144,7 +148,7 @@ def write_entry_pages(site: Site, portal: Portal, fork: bool, progress: Progress
     counter = multiprocessing.get_context().Value("q", 0, lock=False)
     half = total // 2 if fork and total >= 400 else 0
     forked = freeze_for_fork(fork)
-    worker: Task[None] = Task(_write_chunk, site, portal, ids[:half], counter, forked, fork=forked)
+    worker = Task(_write_chunk, site, portal, ids[:half], counter, forked, fork=forked)
 
     def tick(n: int) -> None:
         counter.value += n
@@ -152,9 +156,9 @@ def write_entry_pages(site: Site, portal: Portal, fork: bool, progress: Progress
             progress(min(counter.value, total), total)
 
     site.write_entries(portal, ids[half:], tick)
-    worker.result()
-    for entry_id in ids[:half]:  # written by the worker: remember what, for later updates
-        site.written[f"entries/{entry_id}/index.html"] = portal.page(entry_id)
+    keys = worker.result()  # the worker's pages: remembered for later updates
+    site.written.update(keys)
+    site.touched.update(keys)
     if progress is not None:
         progress(total, total)
 
@@ -170,23 +174,39 @@ def gather(memory: Memory, cache: PortalCache) -> Portal:
 
 
 def draw_frames(
-    memory: Memory, portal: Portal, site_dir: Path, strict: bool, site_url: str | None
+    memory: Memory,
+    portal: Portal,
+    site_dir: Path,
+    strict: bool,
+    site_url: str | None,
+    resume: dict[str, Any] | None = None,
 ) -> tuple[Site, Frames]:
-    """Step 3: MkDocs renders the frames; the site starts with their shared files."""
+    """Step 3: MkDocs renders the frames; the site starts with their shared files (going on
+    from the last build's ``resume``, when given: see ``portal.reuse``)."""
     made = render_frames(portal, memory.config.site, site_dir, strict=strict, site_url=site_url)
     # The config's site_url wins over the caller's, as in the MkDocs config (portal_config).
     base_url: str | None = memory.config.site.get("site_url") or site_url
     site = Site(site_dir, made.frames, Renderer(), made.search_config, base_url)
+    if resume is not None:
+        site.resume(resume)
+    # MkDocs' own files, just copied over whatever was there (memsite writes some of the
+    # same names afterwards, such as sitemap.xml, and must write them again); swept like
+    # the rest once MkDocs no longer makes them.
+    for rel in made.copied:
+        site.written[rel] = b""
+        site.touched.add(rel)
     for rel, data in made.assets.items():
         site.put(rel, data)
     site.put(".nojekyll", b"")
     return site, made
 
 
-def write_shared(site: Site, portal: Portal) -> int:
+def write_shared(site: Site, portal: Portal, stage: Stage) -> int:
     """Step 4: the search index, the tag pages and the rest but what shows the findings; the
     search index's size."""
+    stage("Search index…")
     search_bytes = _write_search(site, portal)
+    stage("Tag, category and month pages…")
     site.write_tags(portal)
     site.write_rest(portal)
     return search_bytes
@@ -219,26 +239,62 @@ def build_site(
     parallel: bool | None = None,
     cache: PortalCache | None = None,
     swap: bool = True,
+    reuse: Callable[[str], None] | None = None,
+    clean: bool = False,
+    stage: Stage | None = None,
 ) -> tuple[Site, Portal, BuildResult]:
-    """A cold build of the portal into ``site_dir`` (see the module docstring). ``swap``: the
+    """A build of the portal into ``site_dir`` (see the module docstring). ``swap``: the
     site is built in a folder of its own beside ``site_dir`` and swapped in whole when done,
     so a build killed halfway leaves the previous site as it was (serve, which updates its
-    private site in place afterwards, builds in place)."""
+    private site in place afterwards, builds in place).
+
+    ``reuse`` (``memsite build``): go on from the last build into ``site_dir`` when its state
+    may be believed (``portal.reuse``), updating the site in place, file by file; else build
+    it whole. Either way, leave the state for the next build. ``reuse`` gets the one line
+    saying why a state was not believed. ``clean``: build it whole all the same. ``stage``
+    gets a line as each step begins."""
+    from memsite.portal import reuse as state
+
     if strict:
         refuse_markup(memory)
     earlier = prepare_site_dir(site_dir)
-    into = staging_dir(site_dir) if swap else site_dir
+    resume = None
+    if reuse and earlier and not clean:
+        resume = state.load(memory, site_dir, reuse)
+    if reuse:
+        state.forget(memory, site_dir)  # a build killed from here on leaves none
+    into = staging_dir(site_dir) if swap and resume is None else site_dir
     try:
+        steps = _Steps(progress, stage or _silent, parallel, cache or PortalCache())
         site, portal, result = _build_into(
-            memory, into, strict, site_url, progress, parallel, cache, earlier and not swap
+            memory, into, strict, site_url, steps, resume, earlier and not swap
         )
-        if swap:
+        if reuse:  # the marker names this build, for the next to go on from
+            (into / MARKER).write_text(MARKER_TEXT + state.marker_line(site.written), "utf-8")
+        if into != site_dir:
             swap_in(into, site_dir)
     except BaseException:
-        if swap:
+        if into != site_dir:
             shutil.rmtree(into, ignore_errors=True)
         raise
+    if reuse:
+        state.save(memory, site_dir, site.state())
     return site, portal, dataclasses.replace(result, site_dir=site_dir)
+
+
+def _silent(text: str) -> None:
+    """No stage lines."""
+
+
+@dataclass
+class _Steps:
+    """How a build reports and works: its counter of entry pages, its stage lines, whether
+    it forks (None: where it can), and its portal cache."""
+
+    progress: Progress | None
+    stage: Stage
+    parallel: bool | None
+    cache: PortalCache
 
 
 def _build_into(
@@ -246,25 +302,30 @@ def _build_into(
     site_dir: Path,
     strict: bool,
     site_url: str | None,
-    progress: Progress | None,
-    parallel: bool | None,
-    cache: PortalCache | None,
+    steps: _Steps,
+    resume: dict[str, Any] | None,
     sweep: bool,
 ) -> tuple[Site, Portal, BuildResult]:
-    fork = can_fork() if parallel is None else parallel
-    cache = cache or PortalCache()
+    fork = can_fork() if steps.parallel is None else steps.parallel
+    cache, stage = steps.cache, steps.stage
+    stage(f"Reading {_entry_files(memory):,} entries…")
     later = start_findings(memory, fork)
     portal = gather(memory, cache)
-    site, made = draw_frames(memory, portal, site_dir, strict, site_url)
+    stage("Page frames (MkDocs)…")
+    site, made = draw_frames(memory, portal, site_dir, strict, site_url, resume)
     try:
-        search_bytes = write_shared(site, portal)
-        write_entry_pages(site, portal, fork, progress)
+        search_bytes = write_shared(site, portal, stage)
+        stage("Entry pages…")
+        write_entry_pages(site, portal, fork, steps.progress)
+        stage("Findings (near duplicates, conflicts, secrets)…")
         findings = later.result()
     finally:
         gc.unfreeze()  # serve goes on in this process: its garbage is collected again
     portal, rewritten = write_findings(site, memory, portal, cache, findings)
     site.last = portal
-    if sweep:
+    if resume is not None:  # what the last build wrote and this one did not, then strays
+        site.sweep_untouched(list(resume["written"]))
+    if sweep or resume is not None:
         site.sweep(made.copied)
     total = len(portal.entries)
     result = BuildResult(
@@ -277,6 +338,15 @@ def _build_into(
         releases=len(portal.releases),
     )
     return site, portal, result
+
+
+def _entry_files(memory: Memory) -> int:
+    """How many entry files the store holds (for the first stage line, before any is read)."""
+    try:
+        with os.scandir(memory.store.entries_dir) as found:
+            return sum(1 for item in found if item.name.endswith(".json"))
+    except OSError:
+        return 0
 
 
 def _releases(portal: Portal) -> int:

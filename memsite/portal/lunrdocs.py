@@ -21,6 +21,7 @@ from html import escape
 from typing import Any
 
 from memsite.core.text import one_line
+from memsite.portal.keys import views_key
 from memsite.portal.model import EntryView
 
 INDEX = "search/search_index.json"
@@ -52,25 +53,27 @@ def index_chunks(
     pages: Iterable[tuple[str, str]],
     entries: Sequence[EntryView],
     chunk: int = 2000,
-    known: dict[tuple[EntryView, ...], bytes] | None = None,
+    known: dict[bytes, bytes] | None = None,
 ) -> Iterator[bytes]:
     """The whole index in pieces: ``pages`` (location, title) as documents without text, then
     every fact, oldest first, ``chunk`` facts a piece. At 100k facts the index is about 46 MB
     (2 s to make): written piece by piece, it is never held whole (a cold build at 100k stays
-    under its 1 GB). ``known`` (serve) keeps each piece by its facts' views between updates:
-    a new fact comes last, so the pieces before it are the same views, found again."""
+    under its 1 GB). ``known`` keeps each piece by its facts' views (``keys.views_key``)
+    between updates and builds: a new fact comes last, so the pieces before it are the same
+    views, found again."""
     parts = [dump({"location": path, "title": title, "text": ""}) for path, title in pages]
     yield f'{{"config":{dump(config)},"docs":[{",".join(parts)}'.encode()
     oldest = entries[::-1]
-    made: dict[tuple[EntryView, ...], bytes] = {}
+    made: dict[bytes, bytes] = {}
     comma = b"," if parts else b""
     for start in range(0, len(oldest), chunk):
-        views = tuple(oldest[start : start + chunk])
-        data = known.get(views) if known is not None else None
+        views = oldest[start : start + chunk]
+        key = views_key(views) if known is not None else b""
+        data = known.get(key) if known is not None else None
         if data is None:  # a list's items, without its brackets
             data = dump([fact_doc(e, f"entries/{e.id}/") for e in views])[1:-1].encode()
         if known is not None:
-            made[views] = data
+            made[key] = data
         yield comma + data
         comma = b","
     yield b"]}"

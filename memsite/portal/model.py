@@ -91,6 +91,7 @@ class EntryView:
     held: str | None = None  # why the trust gate keeps it from agents (``core.trust``)
     window: str | None = None  # "expired" or "upcoming": in force but not holding now
     _hash: int = field(default=0, init=False, repr=False, compare=False)
+    _digest: str = field(default="", init=False, repr=False, compare=False)  # portal.keys
 
     def __post_init__(self) -> None:
         # Views are dictionary keys of the render caches: hash the fields once.

@@ -17,6 +17,7 @@ from typing import Any
 from memsite.files import storage_errors, write_atomic
 from memsite.portal import lunrdocs
 from memsite.portal.frames import SHELL_ID, Frame
+from memsite.portal.keys import key_of
 from memsite.portal.model import Portal
 from memsite.portal.outputs import raw_files
 from memsite.portal.render import PageGroup, PageOut, Renderer
@@ -44,15 +45,23 @@ def _gzip(data: bytes) -> bytes:
 
 @dataclass
 class Site:
-    """A built portal: its frames and renderer, and what it wrote (for incremental updates)."""
+    """A built portal: its frames and renderer, and what it wrote (for incremental updates).
+
+    ``written`` holds, for each file, the stable key (``portal.keys``) of what it was made
+    from, or of its bytes: a build in another process can go on from it (``portal.reuse``).
+    """
 
     site_dir: Path
     frames: dict[str, Frame]
     renderer: Renderer
     search_config: dict[str, Any]
     site_url: str | None
-    written: dict[str, Any] = field(default_factory=dict)
+    written: dict[str, bytes] = field(default_factory=dict)
     last: Portal | None = None  # the portal the last update (or build) wrote
+    in_place: bool = False  # a live site updated where it is: each file replaced atomically
+    touched: set[str] = field(default_factory=set)  # every file this build wrote or kept
+    _same: dict[str, Any] = field(default_factory=dict)  # rel → the key object last seen
+    _salt: bytes = b""
     _dirs: set[str] = field(default_factory=set)
     _page_paths: set[str] = field(default_factory=set)  # every page the last write_rest made
     # Tag pages, and category and month pages, as last written: group key → (path, title) of
@@ -63,9 +72,20 @@ class Site:
 
     # --- writing ----------------------------------------------------------------------------
 
+    @property
+    def salt(self) -> bytes:
+        """What every page shows besides its own data: the frames (MkDocs' config, the theme)
+        and the site's URL. Mixed into each page's key, so a new frame draws every page."""
+        if not self._salt:
+            digest = hashlib.blake2b(repr(self.site_url).encode(), digest_size=16)
+            for name in sorted(self.frames):
+                digest.update(repr((name, self.frames[name].parts)).encode("utf-8", "replace"))
+            self._salt = digest.digest()
+        return self._salt
+
     def _write(self, rel: str, data: bytes, atomic: bool) -> None:
         path = os.path.join(self.site_dir, rel)
-        if atomic:  # serve: an open browser must never read half a page
+        if atomic or self.in_place:  # serve: an open browser must never read half a page
             write_atomic(Path(path), data)
             return
         folder = os.path.dirname(path)
@@ -79,6 +99,7 @@ class Site:
         """Write ``rel`` unless what was last written there had the same key (or bytes)."""
         if key is None:
             key = hashlib.blake2b(data, digest_size=16).digest()
+        self.touched.add(rel)
         if self.written.get(rel) == key:
             return False
         with storage_errors("write", self.site_dir / rel):
@@ -90,6 +111,7 @@ class Site:
         """Write ``rel`` from pieces (a file too large to hold whole): into a temporary file
         beside it, renamed over it unless it came out as what was last written there."""
         path = self.site_dir / rel
+        self.touched.add(rel)
         digest = hashlib.blake2b(digest_size=16)
         with storage_errors("write", path):
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -114,9 +136,10 @@ class Site:
         ident = page.path.rstrip("/").rsplit("/", 1)[-1] if page.shell != page.path else SHELL_ID
         return frame.fill(page.title, page.body, ident).encode("utf-8")
 
-    def put_page(self, page: PageOut, *, key: Any = None, atomic: bool = False) -> bool:
+    def put_page(self, page: PageOut, *, key: bytes | None = None, atomic: bool = False) -> bool:
         rel = f"{page.path}index.html"
         if key is not None and self.written.get(rel) == key:
+            self.touched.add(rel)
             return False
         return self.put(rel, self.page_html(page), key=key, atomic=atomic)
 
@@ -132,12 +155,15 @@ class Site:
     ) -> int:
         """Render and write the pages of ``ids`` whose data changed; returns how many."""
         changed = 0
+        salt = self.salt
         for number, entry_id in enumerate(ids, 1):
             data = portal.page(entry_id)
             rel = f"entries/{entry_id}/index.html"
-            if self.written.get(rel) != data:
-                self.put_page(self.renderer.entry_page(data), key=data, atomic=atomic)
+            key = key_of(data, salt)
+            if self.written.get(rel) != key:
+                self.put_page(self.renderer.entry_page(data), key=key, atomic=atomic)
                 changed += 1
+            self.touched.add(rel)
             if tick is not None and number % 200 == 0:
                 tick(200)
         if tick is not None:
@@ -154,12 +180,15 @@ class Site:
         changed = 0
         known: dict[Any, list[tuple[str, str]]] = {}
         every: list[tuple[str, str]] = []
-        for key, render in groups:
+        for group, render in groups:
+            key = key_of(group, self.salt) if group is not None else None
             shown = last.get(key) if key is not None else None
             if shown is None:
                 pages = render()
                 changed += sum(self.put_page(page, atomic=atomic) for page in pages)
                 shown = [(page.path, page.title) for page in pages]
+            else:
+                self.touched.update(f"{path}index.html" for path, _ in shown)
             if key is not None:
                 known[key] = shown
             every += shown
@@ -175,8 +204,16 @@ class Site:
         """Main pages, JSON files, raw files, sitemap and MkDocs' search index (``lunrdocs``)."""
         groups = self.renderer.main_page_groups(portal)
         changed, self._groups, shown = self._write_groups(groups, self._groups, atomic)
-        for rel, key, render in raw_files(portal, self.renderer, self._base):
-            if key is None or self.written.get(rel) is not key:
+        for rel, source, render in raw_files(portal, self.renderer, self._base):
+            if source is None:
+                changed += self.put(rel, render().encode("utf-8"), atomic=atomic)
+                continue
+            self.touched.add(rel)
+            if self._same.get(rel) is source:  # the very object written last (serve)
+                continue
+            self._same[rel] = source
+            key = key_of(source)
+            if self.written.get(rel) != key:
                 changed += self.put(rel, render().encode("utf-8"), key=key, atomic=atomic)
         paths = [path for path, _ in shown]
         paths += [path for pages in self._tags.values() for path, _ in pages]
@@ -185,9 +222,9 @@ class Site:
         xml = sitemap(paths, self.site_url)
         if self.put("sitemap.xml", xml, atomic=atomic):
             self.put("sitemap.xml.gz", _gzip(xml), atomic=atomic)
-        # serve (atomic) keeps the index's pieces between updates; a build holds none
-        known = self._lunr if atomic else None
-        chunks = lunrdocs.index_chunks(self.search_config, shown, portal.entries, known=known)
+        self.touched.add("sitemap.xml.gz")
+        # Its pieces are kept between updates (serve) and builds (``portal.reuse``).
+        chunks = lunrdocs.index_chunks(self.search_config, shown, portal.entries, known=self._lunr)
         changed += self.put_chunks(lunrdocs.INDEX, chunks)
         return changed
 
@@ -243,8 +280,44 @@ class Site:
                     if rel.endswith("index.html"):
                         shutil.rmtree(folder, ignore_errors=True)
                 del self.written[rel]
+                self._same.pop(rel, None)
                 removed.append(rel)
         return removed
+
+    # --- a build that goes on from the last one (``portal.reuse``) ------------------------------
+
+    def state(self) -> dict[str, Any]:
+        """What a later build needs of this one: plain data (``marshal``), no objects."""
+        return {
+            "written": self.written,
+            "tags": self._tags,
+            "groups": self._groups,
+            "lunr": self._lunr,
+        }
+
+    def resume(self, state: Mapping[str, Any]) -> None:
+        """Go on from ``state`` (:meth:`state` of a build of this folder): what it wrote
+        is not written again."""
+        self.written = dict(state["written"])
+        self._tags = dict(state["tags"])
+        self._groups = dict(state["groups"])
+        self._lunr = dict(state["lunr"])
+        self.in_place = True
+
+    def sweep_untouched(self, earlier: Iterable[str]) -> int:
+        """Delete the files of ``earlier`` (those the build went on from) that this build
+        neither wrote nor kept, and the folders they leave empty."""
+        gone = [rel for rel in earlier if rel not in self.touched and rel != MARKER]
+        with storage_errors("clean", self.site_dir):
+            for rel in gone:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(self.site_dir / rel)
+                self.written.pop(rel, None)
+                folder = (self.site_dir / rel).parent
+                while folder != self.site_dir and not any(folder.iterdir()):
+                    folder.rmdir()
+                    folder = folder.parent
+        return len(gone)
 
     def update(self, portal: Portal, *, atomic: bool = True) -> int:
         """Rewrite what changed since the last write of this site (serve's incremental path)."""

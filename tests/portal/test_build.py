@@ -247,7 +247,7 @@ def test_serial_and_parallel_builds_agree(tmp_path: Path, parallel: bool) -> Non
 
 
 @pytest.mark.slow
-def test_long_builds_show_a_progress_counter(runner: Invoke, tmp_path: Path) -> None:
+def test_long_builds_say_each_step_and_count_pages(runner: Invoke, tmp_path: Path) -> None:
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
@@ -256,11 +256,18 @@ def test_long_builds_show_a_progress_counter(runner: Invoke, tmp_path: Path) -> 
     store = generate(1000, tmp_path / "big")
     result = runner("--store", str(store), "build", "--site-dir", str(tmp_path / "site"))
     assert result.exit_code == 0, result.stderr
-    counters = [line for line in result.stderr.splitlines() if line.startswith("Rendering")]
-    assert counters[-1] == "Rendering entry pages: 1000/1000"
+    lines = result.stderr.splitlines()
+    assert lines[0] == "Reading 1,000 entries…"  # the first thing it does, said first
+    stages = ["Page frames (MkDocs)…", "Search index…", "Tag, category and month pages…"]
+    stages += ["Entry pages…"]
+    assert [line for line in lines if line in stages] == stages
+    counters = [line for line in lines if line.startswith("Entry pages ")]
+    assert counters[-1] == "Entry pages 1,000 / 1,000"
     assert 2 <= len(counters) <= 5  # a line per quarter when stderr is not a terminal
-    quiet = runner("--store", str(store), "build", "--site-dir", str(tmp_path / "site"), "--json")
-    assert "Rendering" not in quiet.stderr
+    assert lines[-1].startswith("Findings")
+    for flag in ("--json", "--quiet"):
+        quiet = runner("--store", str(store), "build", "--site-dir", str(tmp_path / "site"), flag)
+        assert quiet.exit_code == 0 and quiet.stderr == ""
 
 
 def test_llms_txt_counts_findings_in_words(tmp_path: Path) -> None:
@@ -386,3 +393,45 @@ def test_a_build_that_does_not_fork_leaves_this_process_s_priority(
     before = os.nice(0)
     build_site(Memory.open(str(store_root)), tmp_path / "site", parallel=False)
     assert os.nice(0) == before
+
+
+@pytest.mark.slow
+def test_on_a_terminal_the_entry_pages_show_a_live_bar(tmp_path: Path) -> None:
+    """Under a pseudo-terminal: click's progress bar, redrawn in place (carriage returns)."""
+    import pty
+    import subprocess
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from gen_store import generate
+
+    from tests.conftest import clean_env
+
+    store = generate(1000, tmp_path / "big")
+    leader, follower = pty.openpty()
+    command = [sys.executable, "-m", "memsite", "--store", str(store), "build"]
+    process = subprocess.Popen(
+        [*command, "--site-dir", str(tmp_path / "site")],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=follower,
+        env={**clean_env(), "COLUMNS": "100"},
+    )
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # the terminal closed: the build is done
+            break
+        if not chunk:
+            break
+        shown += chunk
+    assert process.wait(timeout=600) == 0
+    os.close(leader)
+    text = shown.decode("utf-8", "replace")
+    assert text.startswith("Reading 1,000 entries…")
+    bar = text[text.index("Entry pages…") :]
+    drawn = [part for part in bar.split("\r") if "Entry pages  [" in part]
+    assert len(drawn) >= 3 and "100%" in drawn[-1] and "#" in drawn[-1]  # redrawn in place
+    assert "Entry pages 1,000 / 1,000" not in text  # the plain lines are for pipes

@@ -1,0 +1,302 @@
+"""`memsite build` going on from the last build (``portal.reuse``): byte for byte what a build
+from nothing makes, after any change; never trusting a state it should not."""
+
+from __future__ import annotations
+
+import json
+import marshal
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memsite.memory import Memory
+from memsite.portal import reuse
+from memsite.portal.build import build_site
+from memsite.portal.cache import PortalCache
+from memsite.portal.site import MARKER
+from tests.conftest import Invoke, clean_env
+from tests.portal.conftest import copy_demo
+
+
+def tree(site: Path) -> dict[str, bytes]:
+    found = {}
+    for folder, _, names in os.walk(site):
+        for name in names:
+            path = Path(folder) / name
+            found[path.relative_to(site).as_posix()] = path.read_bytes()
+    return found
+
+
+def open_memory(store: Path) -> Memory:
+    return Memory.open(str(store), {}, store.parent)
+
+
+def build(store: Path, site: Path, *, clean: bool = False) -> list[str]:
+    """A build as `memsite build` makes it (going on from the last one unless ``clean``), in
+    a memory opened anew (as a new process would); the lines it said."""
+    said: list[str] = []
+    build_site(open_memory(store), site, cache=PortalCache(), reuse=said.append, clean=clean)
+    return said
+
+
+def assert_same_as_cold(store: Path, site: Path, scratch: Path) -> None:
+    cold = scratch / f"cold-{len(list(scratch.iterdir()))}"
+    build(store, cold, clean=True)
+    made, expected = tree(site), tree(cold)
+    assert sorted(made) == sorted(expected)
+    for rel, data in expected.items():
+        assert made[rel] == data, rel
+
+
+def entry_files(store: Path) -> list[Path]:
+    return sorted((store / "entries").glob("*.json"))
+
+
+def change(store: Path, op: str, pick: int, step: int) -> None:
+    """One change of the kind a team makes: a fact added (tagged or not), amended, retired,
+    an entry file deleted (a revert), or the config changed."""
+    memory = open_memory(store)
+    result = memory.state().result
+    active = [e for e in result.entries if result.status[e.id] == "active"]
+    target = active[pick % len(active)] if active else None
+    if op == "add" or target is None:
+        memory.add(f"Step {step}: the queue drains before a deploy", "operations")
+    elif op == "tagged":
+        memory.add(f"Step {step}: pin the base image", "conventions", tags=["docker", "ci"])
+    elif op == "amend":
+        memory.amend(target.id, f"{target.content} (amended at step {step})")
+    elif op == "retire":
+        memory.retire(target.id, f"no longer true at step {step}")
+    elif op == "delete":
+        files = entry_files(store)
+        files[pick % len(files)].unlink()
+    else:
+        config = json.loads((store / "config.json").read_text("utf-8"))
+        config.setdefault("site", {})["site_name"] = f"Memory, step {step}"
+        (store / "config.json").write_text(json.dumps(config), "utf-8")
+
+
+OPS = st.sampled_from(["add", "tagged", "amend", "retire", "delete", "config"])
+
+
+@settings(
+    max_examples=5,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(steps=st.lists(st.tuples(OPS, st.integers(0, 1000)), min_size=1, max_size=3))
+def test_a_build_after_any_changes_is_a_cold_builds(
+    tmp_path_factory: object, steps: list[tuple[str, int]]
+) -> None:
+    base = tmp_path_factory.mktemp("reuse")  # type: ignore[attr-defined]
+    store = copy_demo(base / "project")
+    site, scratch = base / "site", base / "cold"
+    scratch.mkdir()
+    assert build(store, site) == []
+    for number, (op, pick) in enumerate(steps):
+        change(store, op, pick, number)
+        said = build(store, site)
+        assert said == (
+            ["the config changed since the last build: every page is drawn again"]
+            if op == "config"
+            else []
+        )
+        assert_same_as_cold(store, site, scratch)
+
+
+def test_an_unchanged_page_is_not_written_again(tmp_path: Path) -> None:
+    store = copy_demo(tmp_path / "project")
+    site = tmp_path / "site"
+    build(store, site)
+    first = entry_files(store)[0].stem.rsplit("-", 1)[-1]
+    page = next((site / "entries").glob(f"{first}*/index.html"))
+    before = page.stat()
+    open_memory(store).add("A fact that touches no other entry's page", "operations")
+    build(store, site)
+    after = page.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    assert_same_as_cold(store, site, tmp_path)
+
+
+def test_a_stray_file_and_a_page_of_a_deleted_entry_are_swept(tmp_path: Path) -> None:
+    store = copy_demo(tmp_path / "project")
+    site = tmp_path / "site"
+    build(store, site)
+    (site / "stray.html").write_text("not memsite's")
+    victim = entry_files(store)[3]
+    entry_id = json.loads(victim.read_text("utf-8"))["id"]
+    assert (site / "entries" / entry_id / "index.html").is_file()
+    victim.unlink()
+    build(store, site)
+    assert not (site / "stray.html").exists()
+    assert not (site / "entries" / entry_id).exists()
+    assert_same_as_cold(store, site, tmp_path)
+
+
+# --- a state that must not be believed -----------------------------------------------------
+
+
+def saved_state(store: Path, site: Path) -> tuple[Path, dict[str, object]]:
+    path = reuse.state_path(open_memory(store), site)
+    data = path.read_bytes()
+    return path, marshal.loads(data[:-16])
+
+
+def save_state(path: Path, saved: dict[str, object]) -> None:
+    body = marshal.dumps(saved)
+    path.write_bytes(body + reuse._digest(body))
+
+
+def cli_build(runner: Invoke, store: Path, site: Path, *extra: str) -> list[str]:
+    result = runner("--store", str(store), "build", "--site-dir", str(site), "--quiet", *extra)
+    assert result.exit_code == 0, result.stderr
+    return result.stderr.splitlines()
+
+
+def test_a_damaged_state_is_rebuilt_with_one_line(
+    runner: Invoke, store_root: Path, tmp_path: Path
+) -> None:
+    store = copy_demo(tmp_path / "project")
+    site = tmp_path / "site"
+    assert cli_build(runner, store, site) == []
+    path, _ = saved_state(store, site)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+    open_memory(store).add("A fact after the damage", "operations")
+    lines = cli_build(runner, store, site)
+    assert len(lines) == 1 and "was damaged; building the whole site" in lines[0]
+    assert_same_as_cold(store, site, tmp_path)
+    path.write_bytes(path.read_bytes()[:100])  # cut short
+    lines = cli_build(runner, store, site)
+    assert len(lines) == 1 and "was damaged" in lines[0]
+    assert cli_build(runner, store, site) == []  # and the state it left is believed
+
+
+def test_a_state_of_another_version_or_clone_is_not_believed(
+    runner: Invoke, store_root: Path, tmp_path: Path
+) -> None:
+    store = copy_demo(tmp_path / "project")
+    site = tmp_path / "site"
+    cli_build(runner, store, site)
+    path, saved = saved_state(store, site)
+    save_state(path, {**saved, "inputs": (reuse.FORMAT, "0.0.1", (3, 11), b"x")})
+    lines = cli_build(runner, store, site)
+    assert len(lines) == 1 and "made by another memsite" in lines[0]
+    path, saved = saved_state(store, site)
+    save_state(path, {**saved, "home": "1:2"})
+    lines = cli_build(runner, store, site)
+    assert len(lines) == 1 and "not made in this clone" in lines[0]
+    # A workflow that restored cache/ from its own earlier run says so: believed.
+    path, saved = saved_state(store, site)
+    save_state(path, {**saved, "home": "1:2"})
+    result = runner(
+        "--store",
+        str(store),
+        "build",
+        "--site-dir",
+        str(site),
+        "--quiet",
+        env={reuse.RESTORED: "1"},
+    )
+    assert result.exit_code == 0 and result.stderr == ""
+    assert_same_as_cold(store, site, tmp_path)
+
+
+def test_a_state_naming_paths_outside_the_site_is_not_believed(
+    runner: Invoke, store_root: Path, tmp_path: Path
+) -> None:
+    store = copy_demo(tmp_path / "project")
+    site = tmp_path / "site"
+    cli_build(runner, store, site)
+    victim = tmp_path / "victim.txt"
+    victim.write_text("keep me")
+    path, saved = saved_state(store, site)
+    state = dict(saved["state"])  # type: ignore[call-overload]
+    state["written"] = {**state["written"], "../victim.txt": b"k" * 16}
+    save_state(path, {**saved, "state": state})
+    lines = cli_build(runner, store, site)
+    assert len(lines) == 1 and "was damaged" in lines[0]
+    assert victim.read_text() == "keep me"
+
+
+def test_another_site_in_the_folder_is_not_gone_on_from(
+    runner: Invoke, store_root: Path, tmp_path: Path
+) -> None:
+    store = copy_demo(tmp_path / "project")
+    other = copy_demo(tmp_path / "other")
+    open_memory(other).add("Only the other project knows this", "operations")
+    site = tmp_path / "site"
+    cli_build(runner, store, site)
+    cli_build(runner, other, site)  # another store's build replaced the folder
+    lines = cli_build(runner, store, site)
+    assert len(lines) == 1 and "is not the one the build cache describes" in lines[0]
+    assert_same_as_cold(store, site, tmp_path)
+
+
+def test_a_foreign_folder_is_never_wiped_though_a_state_names_it(
+    runner: Invoke, store_root: Path, tmp_path: Path
+) -> None:
+    store = copy_demo(tmp_path / "project")
+    site = tmp_path / "site"
+    cli_build(runner, store, site)
+    os.rename(site, tmp_path / "moved")
+    site.mkdir()
+    (site / "notes.txt").write_text("mine")
+    result = runner("--store", str(store), "build", "--site-dir", str(site))
+    assert result.exit_code != 0 and "did not create it" in result.stderr
+    assert [p.name for p in site.iterdir()] == ["notes.txt"]
+
+
+def test_clean_builds_whole_and_leaves_a_state(
+    runner: Invoke, store_root: Path, tmp_path: Path
+) -> None:
+    store = copy_demo(tmp_path / "project")
+    site = tmp_path / "site"
+    cli_build(runner, store, site)
+    page = next((site / "entries").glob("*/index.html"))
+    before = page.stat().st_ino
+    assert cli_build(runner, store, site, "--clean") == []
+    assert page.stat().st_ino != before  # written anew
+    assert (site / MARKER).read_text().splitlines()[-1].startswith("Build ")
+    assert saved_state(store, site)[1]["marker"]
+
+
+# --- killed builds ---------------------------------------------------------------------------
+
+
+def test_a_build_killed_at_any_point_leaves_nothing_trusted(tmp_path: Path) -> None:
+    """SIGKILL at random moments of builds that go on from the last: the next build still
+    makes a cold build's site."""
+    store = copy_demo(tmp_path / "project")
+    site = tmp_path / "site"
+    command = [sys.executable, "-m", "memsite", "--store", str(store), "build"]
+    command += ["--site-dir", str(site), "--quiet"]
+    env = clean_env()
+    subprocess.run(command, env=env, check=True, capture_output=True)
+    started = time.perf_counter()
+    subprocess.run(command, env=env, check=True, capture_output=True)
+    whole = time.perf_counter() - started  # how long one build takes on this machine now
+    chance = random.Random(26)
+    codes = []
+    for step in range(6):
+        open_memory(store).add(f"Fact {step} before a kill", "operations")
+        process = subprocess.Popen(
+            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        try:
+            process.wait(timeout=chance.uniform(0.02, 0.8) * whole)
+        except subprocess.TimeoutExpired:
+            process.send_signal(signal.SIGKILL)
+        codes.append(process.wait())
+    done = subprocess.run(command, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert_same_as_cold(store, site, tmp_path)
+    assert -signal.SIGKILL in codes  # (the builds cut short, most of them)
