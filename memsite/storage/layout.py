@@ -313,6 +313,28 @@ class Store:
                 found[link] = self._link_problem(link)
         return sorted(found.items())
 
+    def _refuse_site_at(self, path: Path) -> None:
+        """A build replaces its folder: never the store, a folder holding it (the repository
+        root), or the entries."""
+        real, root = Path(os.path.realpath(path)), Path(os.path.realpath(self.root))
+        entries = Path(os.path.realpath(self.entries_dir))
+        what = None
+        if real == root:
+            what = "the memory store itself"
+        elif root.is_relative_to(real):
+            what = (
+                "the repository root"
+                if real == self.project_root.resolve()
+                else "a folder holding the store"
+            )
+        elif real.is_relative_to(entries):
+            what = "inside the store's entries/"
+        if what is not None:
+            raise StorageError(
+                f"refusing to build into {path}: it is {what}, and a build replaces its folder; "
+                "choose a folder of its own with --site-dir (default: .memsite/site)"
+            )
+
     def site_target(self, given: Path | None = None) -> Path:
         """Where a portal build writes: ``given`` (a --site-dir), else the store's site/. A
         folder in the store is checked like every derived path (nothing below it may be a
@@ -320,6 +342,7 @@ class Store:
         if given is None:
             return self.writable(self.site_dir, tree=True)
         path = Path(os.path.abspath(given))
+        self._refuse_site_at(path)
         if path == self.root or self.root in path.parents:
             return self.writable(path, tree=True)
         return path.resolve()

@@ -144,3 +144,26 @@ def test_every_portal_command_and_option_has_help(runner: Invoke) -> None:
             if isinstance(param, click.Option):
                 assert param.help, f"{command.name} {param.opts}"
         assert runner(str(command.name), "--help").exit_code == 0
+
+
+@pytest.mark.parametrize(
+    ("where", "said"),
+    [
+        (".memsite", "the memory store itself"),
+        (".", "the repository root"),
+        ("..", "a folder holding the store"),
+        (".memsite/entries", "inside the store's entries/"),
+        (".memsite/entries/site", "inside the store's entries/"),
+    ],
+)
+def test_a_site_dir_that_would_replace_the_memory_is_refused(
+    runner: Invoke, store_root: Path, where: str, said: str
+) -> None:
+    (store_root.parent / "README.md").write_text("the project's own file")
+    assert runner("add", "A fact that must survive", "-c", "decisions").exit_code == 0
+    before = sorted(p.name for p in (store_root / "entries").iterdir())
+    line = one_error(runner("build", "--site-dir", str(store_root.parent / where)))
+    assert f"it is {said}" in line and "choose a folder of its own with --site-dir" in line
+    assert sorted(p.name for p in (store_root / "entries").iterdir()) == before
+    assert (store_root.parent / "README.md").read_text() == "the project's own file"
+    assert not (store_root / "entries" / "site").exists()
