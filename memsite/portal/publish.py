@@ -31,6 +31,7 @@ WORKFLOW_PATH = ".github/workflows/memsite-pages.yml"
 ACTIONS = {
     "checkout": "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2",
     "setup-python": "actions/setup-python@a26af69be951a213d495a4c3e4e4022e16d87065 # v5.6.0",
+    "cache": "actions/cache@5a3ec84eff668545956fd18022155c47e93e2684 # v4.2.3",
     "configure-pages": "actions/configure-pages@983d7736d9b0ae728b81ab479565c72886d7745b # v5.0.0",
     "upload-pages-artifact": (
         "actions/upload-pages-artifact@56afc609e74202658d3ffba0e8f6dda462b719fa # v3.0.1"
@@ -75,6 +76,8 @@ def _store_and_paths(store_rel: str, workflow: str) -> tuple[str, str]:
 def pages_workflow(store_rel: str) -> str:
     """The GitHub Actions workflow publishing the portal of the store at ``store_rel``."""
     store, paths = _store_and_paths(store_rel, WORKFLOW_PATH)
+    prefix = "" if store == "." else f"{store}/"
+    config = "'" + f"{prefix}config.json".replace("'", "''") + "'"  # an expression's string
     return f"""\
 # Publishes the memsite memory portal to GitHub Pages (written by `memsite init --github-pages`).
 # Settings > Pages > Source must be "GitHub Actions". A Pages site of a public repository is
@@ -106,10 +109,28 @@ jobs:
       - name: Configure Pages
         id: pages
         uses: {ACTIONS["configure-pages"]}
+      # The last run's site and build state: the build rewrites only what changed. Whatever
+      # the checkout holds in the cache folder goes first: a build state is believed only
+      # when this workflow restored it (MEMSITE_CACHE_RESTORED). The rest of cache/ is bound
+      # to the clone that made it, and is not kept.
+      - name: Clear the checkout's cache folder
+        env:
+          MEMSITE_STORE_PATH: {_yaml_str(store)}
+        run: rm -rf "$MEMSITE_STORE_PATH/cache"
+      - name: Restore the last build
+        uses: {ACTIONS["cache"]}
+        with:
+          path: |
+            {prefix}cache/build-*.marshal
+            ${{{{ runner.temp }}}}/memsite-site
+          key: memsite-{__version__}-${{{{ hashFiles({config}) }}}}-${{{{ github.sha }}}}
+          restore-keys: |
+            memsite-{__version__}-${{{{ hashFiles({config}) }}}}-
       - name: Build
         env:
           MEMSITE_STORE_PATH: {_yaml_str(store)}
           MEMSITE_SITE_URL: ${{{{ steps.pages.outputs.base_url }}}}
+          MEMSITE_CACHE_RESTORED: "1"
         run: >-
           memsite --store "$MEMSITE_STORE_PATH" build --strict
           --site-dir "$RUNNER_TEMP/memsite-site"

@@ -11,6 +11,7 @@ import pytest
 import yaml
 
 from memsite.portal.publish import pages_workflow
+from memsite.version import __version__
 from tests.conftest import Invoke
 
 
@@ -45,6 +46,28 @@ def test_workflow_shape() -> None:
             ref = step["uses"].split("@")[1]
             assert len(ref) == 40 and all(c in "0123456789abcdef" for c in ref), step["uses"]
     assert flow[True]["push"]["paths"][0] == ".memsite/entries/**"  # `on:` parses as True
+
+
+def test_the_build_goes_on_from_the_last_runs() -> None:
+    """actions/cache restores the last run's site and build state, keyed to memsite's version
+    and the config; the checkout's own cache folder is removed first, and only then is a
+    restored state believed."""
+    steps = load(pages_workflow(".memsite"))["jobs"]["build"]["steps"]
+    names = [s["name"] for s in steps]
+    clear = steps[names.index("Clear the checkout's cache folder")]
+    restore = steps[names.index("Restore the last build")]
+    build = next(s for s in steps if "build --strict" in s.get("run", ""))
+    assert names.index("Clear the checkout's cache folder") < names.index("Restore the last build")
+    assert names.index("Restore the last build") < steps.index(build)
+    assert clear["run"] == 'rm -rf "$MEMSITE_STORE_PATH/cache"'
+    assert restore["uses"].startswith("actions/cache@")
+    paths = restore["with"]["path"].splitlines()
+    assert paths == [".memsite/cache/build-*.marshal", "${{ runner.temp }}/memsite-site"]
+    assert "$RUNNER_TEMP/memsite-site" in build["run"]  # the folder the cache restores
+    key = restore["with"]["key"]
+    assert key.startswith(f"memsite-{__version__}-${{{{ hashFiles('.memsite/config.json') }}}}-")
+    assert restore["with"]["restore-keys"].strip() == key.rsplit("-", 1)[0] + "-"
+    assert build["env"]["MEMSITE_CACHE_RESTORED"] == "1"
 
 
 @pytest.mark.parametrize("store", ["docs/memory", 'odd "store" dir', ".lean-spec/memory", "."])
