@@ -10,7 +10,8 @@ store per size (``gen_store.py``) and builds it first. Each site is served on 12
 plain static server. For every query and run, a fresh browser context (empty cache) opens the
 home page; the query is typed into the header box and the time from the first keystroke to
 the first result on screen is taken, with the bytes of every search file fetched meanwhile
-(``search/``). Debian's Chromium (``/usr/bin/chromium``), never a downloaded one.
+(``search/``), beside the bytes the final query fetches when put in at once (``--delay``:
+milliseconds between keystrokes, as a person types). Debian's Chromium (``/usr/bin/chromium``), never a downloaded one.
 
 Prints medians per site as a Markdown table and writes ``OUT/search_browser.json``.
 """
@@ -55,8 +56,12 @@ def served(folder: Path) -> Iterator[str]:
         server.server_close()
 
 
-def first_result(browser: Any, url: str, query: str) -> tuple[float, int, int]:
-    """Seconds from the first keystroke to the first result; search bytes and files fetched."""
+def first_result(
+    browser: Any, url: str, query: str, delay: float = 0, whole: bool = False
+) -> tuple[float, int, int]:
+    """Seconds from the first keystroke to the first result; search bytes and files fetched.
+    ``delay``: milliseconds between keystrokes; ``whole``: the query put in at once (what
+    the final query alone fetches)."""
     context = browser.new_context()
     try:
         page = context.new_page()
@@ -72,7 +77,10 @@ def first_result(browser: Any, url: str, query: str) -> tuple[float, int, int]:
         box = page.locator("#memsite-header-q")
         box.click()
         started = time.perf_counter()
-        box.press_sequentially(query)
+        if whole:
+            box.fill(query)
+        else:
+            box.press_sequentially(query, delay=delay)
         page.wait_for_function(
             "q => document.getElementById('memsite-header-search').dataset.query === q"
             " && document.querySelector('#memsite-header-results li')",
@@ -80,12 +88,13 @@ def first_result(browser: Any, url: str, query: str) -> tuple[float, int, int]:
             timeout=60_000,
         )
         elapsed = time.perf_counter() - started
+        page.wait_for_load_state("networkidle")  # what the query still fetches after it shows
         return elapsed, sum(fetched), len(fetched)
     finally:
         context.close()
 
 
-def measure(site: Path, runs: int) -> dict[str, Any]:
+def measure(site: Path, runs: int, delay: float) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
     rows: dict[str, Any] = {}
@@ -93,11 +102,13 @@ def measure(site: Path, runs: int) -> dict[str, Any]:
         browser = playwright.chromium.launch(executable_path="/usr/bin/chromium")
         try:
             for query in QUERIES:
-                found = [first_result(browser, url, query) for _ in range(runs)]
+                found = [first_result(browser, url, query, delay) for _ in range(runs)]
+                alone = [first_result(browser, url, query, whole=True) for _ in range(runs)]
                 rows[query] = {
                     "first_result_s": statistics.median(f[0] for f in found),
                     "bytes": statistics.median(f[1] for f in found),
                     "files": statistics.median(f[2] for f in found),
+                    "final_query_bytes": statistics.median(f[1] for f in alone),
                 }
         finally:
             browser.close()
@@ -125,22 +136,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sites", type=Path, nargs="*", default=[])
     parser.add_argument("--sizes", type=int, nargs="*", default=[])
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument(
+        "--delay", type=float, default=0, help="milliseconds between keystrokes (default 0)"
+    )
     parser.add_argument("--out", type=Path, default=HERE / "out")
     args = parser.parse_args(argv)
     sites = list(args.sites) + [build_site(n, args.out) for n in args.sizes]
     if not sites:
         parser.error("give --sites or --sizes")
     report: dict[str, Any] = {}
-    print("| site | query | first result (s) | search bytes | files |")
-    print("|---|---|---|---|---|")
+    print(f"Typed with {args.delay:g} ms between keystrokes.")
+    print("| site | query | first result (s) | search bytes | files | final query alone | ratio |")
+    print("|---|---|---|---|---|---|---|")
     for site in sites:
         documents = json.loads((site / "search" / "meta.json").read_text())["documents"]
-        rows = measure(site, args.runs)
+        rows = measure(site, args.runs, args.delay)
         report[str(site)] = {"documents": documents, "queries": rows}
         for query, row in rows.items():
             print(
                 f"| {documents:,} | `{query}` | {row['first_result_s']:.3f} | "
-                f"{row['bytes'] / 1000:.0f} KB | {row['files']:.0f} |"
+                f"{row['bytes'] / 1000:.0f} KB | {row['files']:.0f} | "
+                f"{row['final_query_bytes'] / 1000:.0f} KB | "
+                f"{row['bytes'] / max(row['final_query_bytes'], 1):.2f}× |"
             )
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "search_browser.json").write_text(json.dumps(report, indent=2))

@@ -227,3 +227,79 @@ def test_header_search_on_a_phone(demo: tuple[Built, str], browser: Any) -> None
         assert watch.errors == []
     finally:
         context.close()
+
+
+def search_bytes(page: Any) -> list[int]:
+    """A list that grows with the size of each search file the page fetches (search/)."""
+    sizes: list[int] = []
+
+    def seen(response: Any) -> None:
+        if "/search/" in response.url and response.ok:
+            sizes.append(len(response.body()))
+
+    page.on("response", seen)
+    return sizes
+
+
+def test_a_superseded_query_fetches_nothing_more(demo: tuple[Built, str], browser: Any) -> None:
+    """Two queries one after the other on one engine: the first ends as superseded, and
+    everything fetched is what the second alone needs (in a fresh browser)."""
+    _, url = demo
+    script = """async ([root, older]) => {
+        const engine = window.memsiteSearch.engine(root);
+        await engine.meta;
+        const before = engine.bytes;
+        const first = older ? engine.newest().search(older) : null;
+        const newer = engine.newest();
+        const found = await newer.search("deploy staging");
+        await newer.rows(found.refs.slice(0, 8));
+        let ended = "none";
+        if (first) {
+            try { await first; ended = "answered"; } catch (error) { ended = error.message; }
+        }
+        return [ended, engine.bytes - before, found.refs.length];
+    }"""
+    outcomes = []
+    for older in ("database migration rollback", ""):
+        context = browser.new_context()
+        try:
+            page = context.new_page()
+            page.goto(url + "/")
+            outcomes.append(page.evaluate(script, [url + "/", older]))
+        finally:
+            context.close()
+    (ended, both, hits), (_, alone, _) = outcomes
+    assert ended == "superseded by a newer query"
+    assert hits > 0 and both == alone > 0
+
+
+@pytest.mark.parametrize("query", ["deploy staging", "database migration", "webhook retry"])
+def test_typing_fetches_little_more_than_the_final_query(
+    demo: tuple[Built, str], browser: Any, query: str
+) -> None:
+    """Typed a key at a time, a query fetches at most 1.5 times what it needs typed at once
+    (a fresh browser each, so that nothing is cached)."""
+    _, url = demo
+    fetched = []
+    for typing in (True, False):
+        context = browser.new_context()
+        try:
+            page = context.new_page()
+            page.goto(url + "/")
+            sizes = search_bytes(page)
+            box = page.locator("#memsite-header-q")
+            box.click()
+            if typing:
+                page.keyboard.type(query, delay=30)
+            else:
+                box.fill(query)
+            page.wait_for_function(
+                "q => document.getElementById('memsite-header-search').dataset.query === q",
+                arg=query,
+            )
+            page.wait_for_load_state("networkidle")
+            fetched.append(sum(sizes))
+        finally:
+            context.close()
+    typed, whole = fetched
+    assert whole > 0 and typed <= 1.5 * whole, (typed, whole)

@@ -136,15 +136,36 @@
   /* ---- the index: files fetched on demand, each once ---- */
 
   function Engine(root) {
+    this.base = this;
     this.root = root;
     this.files = new Map();
     this.postings = new Map();
     this.bytes = 0;
+    this.latest = null;
     this.meta = this.load("meta.json");
   }
 
+  /* A query that a newer one replaced while it waited for files: it fetches nothing more. */
+  function Superseded() {
+    this.message = "superseded by a newer query";
+  }
+
+  /* The engine for one of a box's queries, each newer than the last: once a newer one has
+     begun, an older one starts no fetch (the files it has begun still arrive, and are kept
+     for whoever needs them) and ends in Superseded. Typing thus fetches little beyond what
+     the final query needs. */
+  Engine.prototype.newest = function () {
+    var run = Object.create(this.base);
+    run.ticket = {};
+    this.base.latest = run.ticket;
+    return run;
+  };
+
   Engine.prototype.load = function (path) {
-    var self = this, found = this.files.get(path);
+    var self = this.base, found = self.files.get(path);
+    if (!found && this.ticket && this.ticket !== self.latest) {
+      return Promise.reject(new Superseded());
+    }
     if (!found) {
       var loaded = path === "meta.json"
         ? fetch(new URL("search/meta.json", this.root).href, { cache: "no-cache" })
@@ -159,7 +180,7 @@
         return JSON.parse(body);
       });
       found.catch(function () { self.files.delete(path); });
-      this.files.set(path, found);
+      self.files.set(path, found);
     }
     return found;
   };
@@ -309,8 +330,9 @@
   }
 
   Engine.prototype.tables = function () {
-    if (!this._tables) this._tables = this.meta.then(function (meta) { return new Tables(meta.ranking); });
-    return this._tables;
+    var self = this.base;
+    if (!self._tables) self._tables = self.meta.then(function (meta) { return new Tables(meta.ranking); });
+    return self._tables;
   };
 
   /* Stems of the indexed words within edit distance of word, weighted by distance. */
@@ -675,17 +697,32 @@
     box.closest(".memsite-shortcuts").hidden = false;
   }
 
-  function debounce(run, ms) {
-    var timer = null;
-    return function () {
-      clearTimeout(timer);
-      timer = setTimeout(run, ms);
-    };
-  }
-
   /* ---- the header box (site-config/overrides/partials/search.html) ---- */
 
   var SHOWN = 8;
+  /* The shortest and longest pause in typing after which a query runs (see typingPause). */
+  var TYPING_MS = 150, TYPING_MAX_MS = 500;
+
+  /* run() once typing pauses: for longer than this person's own pace between keys (1.6
+     times the median of their last gaps, within TYPING_MS..TYPING_MAX_MS), so that a query
+     is looked up once it is whole, not at every key; a single character waits longest. */
+  function typingPause(run, input) {
+    var timer = null, last = 0, gaps = [];
+    return function () {
+      var now = Date.now();
+      if (last && now - last < 1500) {
+        gaps.push(now - last);
+        if (gaps.length > 6) gaps.shift();
+      }
+      last = now;
+      var sorted = gaps.slice().sort(function (a, b) { return a - b; });
+      var pace = sorted.length ? sorted[sorted.length >> 1] : 0;
+      var wait = Math.min(TYPING_MAX_MS, Math.max(TYPING_MS, 1.6 * pace));
+      if (input.value.trim().length === 1) wait = TYPING_MAX_MS;
+      clearTimeout(timer);
+      timer = setTimeout(run, wait);
+    };
+  }
 
   function mountHeader() {
     var form = document.getElementById("memsite-header-search");
@@ -731,12 +768,12 @@
       all[selected].scrollIntoView({ block: "nearest" });
     }
 
-    function show(result, query, mine) {
+    function show(result, query, mine, run) {
       if (mine !== generation) return;
       var refs = result.refs.slice(0, SHOWN), statuses = [];
       return engine.meta.then(function (meta) {
         statuses = meta.statuses;
-        return engine.rows(refs);
+        return run.rows(refs);
       }).then(function (rows) {
         if (mine !== generation) return;
         while (list.firstChild) list.removeChild(list.firstChild);
@@ -783,19 +820,20 @@
       });
     }
 
-    var run = debounce(function () {
-      var query = input.value.trim(), mine = ++generation;
+    var run = typingPause(function () {
+      var query = input.value.trim(), mine = ++generation, newest = engine.newest();
       if (!query) {
         while (list.firstChild) list.removeChild(list.firstChild);
         summary.textContent = "Type to search the memory";
         return;
       }
-      engine.search(query).then(function (result) {
-        return show(result, query, mine);
+      newest.search(query).then(function (result) {
+        return show(result, query, mine, newest);
       }).catch(function (error) {
+        if (error instanceof Superseded) return;
         summary.textContent = "The search index could not be loaded (" + error.message + ").";
       });
-    }, 60);
+    }, input);
 
     input.addEventListener("focus", open);
     input.addEventListener("input", function () {
@@ -933,7 +971,7 @@
     }
 
     function run() {
-      var query = input.value.trim(), mine = ++generation;
+      var query = input.value.trim(), mine = ++generation, newest = engine.newest();
       engine.meta.then(function (meta) {
         var f = filters(meta);
         if (!query) {
@@ -953,7 +991,7 @@
               return { refs: refs, matched: new Set() };
             });
         }
-        return engine.search(query, f);
+        return newest.search(query, f);
       }).then(function (result) {
         if (!result || mine !== generation) return;
         while (list.firstChild) list.removeChild(list.firstChild);
@@ -962,12 +1000,13 @@
           if (mine === generation) remember();
         });
       }).catch(function (error) {
+        if (error instanceof Superseded) return;
         summary.textContent = "The search index could not be loaded (" + error.message + ").";
       });
     }
 
     form.addEventListener("submit", function (ev) { ev.preventDefault(); run(); });
-    input.addEventListener("input", debounce(run, 80));
+    input.addEventListener("input", typingPause(run, input));
     Object.keys(selects).forEach(function (name) { selects[name].addEventListener("change", run); });
     moreButton.addEventListener("click", function () {
       if (current) engine.meta.then(function (meta) { append(meta, PAGE); });
