@@ -11,7 +11,8 @@ plain static server. For every query and run, a fresh browser context (empty cac
 home page; the query is typed into the header box and the time from the first keystroke to
 the first result on screen is taken, with the bytes of every search file fetched meanwhile
 (``search/``), beside the bytes the final query fetches when put in at once (``--delay``:
-milliseconds between keystrokes, as a person types). Debian's Chromium (``/usr/bin/chromium``), never a downloaded one.
+milliseconds between keystrokes, as a person types). Debian's Chromium
+(``/usr/bin/chromium``), never a downloaded one.
 
 Prints medians per site as a Markdown table and writes ``OUT/search_browser.json``.
 """

@@ -1,0 +1,100 @@
+"""Benchmark `memsite build` going on from the last build against a build from nothing.
+
+Usage::
+
+    python benchmarks/bench_rebuild.py                        # 10k entries, 3 runs
+    python benchmarks/bench_rebuild.py --sizes 100000 --runs 1 --from 100000:/tmp/s100k
+
+For each size a store is generated (``gen_store.py``; ``--from SIZE:DIR`` copies one), built
+once, then each run, side by side and alternating, in new processes:
+
+* ``python -c pass`` (the interpreter's start, the baseline of whole commands);
+* ``memsite build --clean`` (the whole site from nothing; the read model kept);
+* ``memsite add`` of one fact, then ``memsite build`` into the same folder (going on from the
+  last build): only the build is timed.
+
+Prints medians, each as a ratio to the build from nothing and with the seconds above the
+interpreter's start, and the load average of the machine meanwhile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from gen_store import generate  # noqa: E402
+
+
+def timed(command: list[str]) -> float:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
+    started = time.perf_counter()
+    done = subprocess.run(command, env=env, capture_output=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr.decode()[-2000:]}")
+    return time.perf_counter() - started
+
+
+def bench(store: Path, site: Path, runs: int) -> dict[str, float]:
+    memsite = [sys.executable, "-m", "memsite", "--store", str(store)]
+    build = [*memsite, "build", "--quiet", "--site-dir", str(site)]
+    timed(build)  # the read model and a first state
+    rows: dict[str, list[float]] = {"python": [], "clean": [], "after_add": []}
+    loads = []
+    for run in range(runs):
+        rows["python"].append(timed([sys.executable, "-c", "pass"]))
+        rows["clean"].append(timed([*build, "--clean"]))
+        fact = f"Run {run}: the cron job rotates the logs at noon"
+        timed([*memsite, "add", fact, "-c", "operations"])
+        rows["after_add"].append(timed(build))
+        loads.append(os.getloadavg()[0])
+    found = {name: statistics.median(values) for name, values in rows.items()}
+    found["load"] = statistics.median(loads)
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000])
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--from", dest="sources", action="append", default=[])
+    args = parser.parse_args(argv)
+    sources = dict(item.split(":", 1) for item in args.sources)
+    print("| entries | python -c pass | build from nothing | build after one add | ratio | load |")
+    print("|---|---|---|---|---|---|")
+    for size in args.sizes:
+        work = Path(tempfile.mkdtemp(prefix=f"memsite-rebuild-{size}-"))
+        try:
+            if str(size) in sources:
+                shutil.copytree(
+                    Path(sources[str(size)]) / ".memsite",
+                    work / ".memsite",
+                    ignore=shutil.ignore_patterns("cache"),
+                )
+                store = work / ".memsite"
+            else:
+                store = generate(size, work)
+            found = bench(store, work / "site", args.runs)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        base = found["python"]
+        print(
+            f"| {size:,} | {base * 1000:.0f} ms | {found['clean']:.1f} s "
+            f"({(found['clean'] - base):.1f} s above) | {found['after_add']:.1f} s "
+            f"({(found['after_add'] - base):.1f} s above) | "
+            f"{found['after_add'] / found['clean']:.2f}× | {found['load']:.1f} |"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
