@@ -71,8 +71,10 @@ def same_tree(a: Path, b: Path) -> bool:
     if compared.left_only or compared.right_only or compared.funny_files:
         return False
     _, mismatch, errors = filecmp.cmpfiles(a, b, compared.common_files, shallow=False)
-    return not mismatch and not errors and all(
-        same_tree(a / name, b / name) for name in compared.common_dirs
+    return (
+        not mismatch
+        and not errors
+        and all(same_tree(a / name, b / name) for name in compared.common_dirs)
     )
 
 
