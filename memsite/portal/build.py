@@ -252,11 +252,38 @@ def build_site(
     may be believed (``portal.reuse``), updating the site in place, file by file; else build
     it whole. Either way, leave the state for the next build. ``reuse`` gets the one line
     saying why a state was not believed. ``clean``: build it whole all the same. ``stage``
-    gets a line as each step begins."""
+    gets a line as each step begins. Builds into one folder that go on from the last take
+    turns: one that finds another running is refused (a lock beside the state)."""
     from memsite.portal import reuse as state
 
     if strict:
         refuse_markup(memory)
+    steps = _Steps(progress, stage or _silent, parallel, cache or PortalCache())
+    if reuse is None:
+        return _build(memory, site_dir, strict, site_url, steps, swap, None, clean)
+    with state.locked(memory, site_dir) as held:
+        if held is False:
+            raise MemsiteError(
+                f"another memsite build into {site_dir} is running: wait for it to finish, "
+                "or build into another --site-dir"
+            )
+        going_on = reuse if held else None  # None: no lock here, so no state either
+        return _build(memory, site_dir, strict, site_url, steps, swap, going_on, clean)
+
+
+def _build(
+    memory: Memory,
+    site_dir: Path,
+    strict: bool,
+    site_url: str | None,
+    steps: _Steps,
+    swap: bool,
+    reuse: Callable[[str], None] | None,
+    clean: bool,
+) -> tuple[Site, Portal, BuildResult]:
+    """:func:`build_site` once it knows whether it may go on from the last (``reuse``)."""
+    from memsite.portal import reuse as state
+
     earlier = prepare_site_dir(site_dir)
     resume = None
     if reuse and earlier and not clean:
@@ -265,7 +292,6 @@ def build_site(
         state.forget(memory, site_dir)  # a build killed from here on leaves none
     into = staging_dir(site_dir) if swap and resume is None else site_dir
     try:
-        steps = _Steps(progress, stage or _silent, parallel, cache or PortalCache())
         site, portal, result = _build_into(
             memory, into, strict, site_url, steps, resume, earlier and not swap
         )

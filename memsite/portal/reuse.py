@@ -24,7 +24,7 @@ import hashlib
 import marshal
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,17 +57,29 @@ def marker_line(written: Mapping[str, bytes]) -> str:
     return f"Build {digest.hexdigest()}\n"
 
 
+_LIBRARIES = ("jinja2", "markupsafe", "mkdocs", "mkdocs-material", "pymdown-extensions")
+
+
 def inputs() -> tuple[Any, ...]:
-    """What every key also depends on: memsite's version, its templates and site-config
-    files (an editable install changes them without a new version), Python's version (the
-    file is ``marshal``'s)."""
+    """What every key also depends on: memsite's version, its code, templates and
+    site-config files (an editable install changes them without a new version), the
+    versions of the libraries that draw the pages, and Python's (the file is ``marshal``'s)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import memsite
     from memsite.portal.resources import site_config_dir, templates_dir
 
     digest = hashlib.blake2b(digest_size=16)
-    for top in (templates_dir(), site_config_dir()):
+    for name in _LIBRARIES:
+        with contextlib.suppress(PackageNotFoundError):
+            digest.update(f"{name}={version(name)};".encode())
+    code = Path(memsite.__file__).parent
+    for top in (code, templates_dir(), site_config_dir()):
         for folder, dirs, names in os.walk(top):
             dirs.sort()
             for name in sorted(names):
+                if top == code and not name.endswith(".py"):
+                    continue
                 path = os.path.join(folder, name)
                 digest.update(os.path.relpath(path, top).encode("utf-8", "surrogateescape"))
                 with contextlib.suppress(OSError), open(path, "rb") as handle:
@@ -104,27 +116,91 @@ def load(memory: Memory, site_dir: Path, say: Callable[[str], None]) -> dict[str
             "building the whole site"
         )
         return None
-    if _marker(site_dir) != saved["marker"]:
+    state: dict[str, Any] = saved["state"]
+    line = marker_line(state["written"]).strip()
+    if not (_marker(site_dir) == saved["marker"] == line):
         say(
             f"the site in {site_dir} is not the one the build cache describes; "
             "building the whole site"
         )
         return None
+    files, link = survey(site_dir)
+    if link is not None:
+        say(f"the site in {site_dir} holds a symbolic link ({link}); building the whole site")
+        return None
     if saved["config"] != _digest(config):
-        say("the config changed since the last build: every page is drawn again")
-    state: dict[str, Any] = saved["state"]
+        say("the config changed since the last build: what it shows is drawn again")
+    # A file that is not as this build left it (edited, deleted, replaced) is written again.
+    kept = saved["files"]
+    state["written"] = {r: k for r, k in state["written"].items() if files.get(r) == kept.get(r)}
     return state
 
 
+def survey(site_dir: Path) -> tuple[dict[str, tuple[int, int]], str | None]:
+    """Every file of the folder (relative path → size and mtime in whole seconds: an
+    archive such as CI's cache may keep no finer time), and a symbolic link found in it (a
+    build that went on from the last would write and delete through it; None: there is none).
+    """
+    files: dict[str, tuple[int, int]] = {}
+    folders = [("", str(site_dir))]
+    while folders:
+        prefix, folder = folders.pop()
+        with os.scandir(folder) as items:
+            for item in items:
+                rel = prefix + item.name
+                if item.is_symlink():
+                    return files, rel
+                if item.is_dir(follow_symlinks=False):
+                    folders.append((rel + "/", item.path))
+                else:
+                    info = item.stat(follow_symlinks=False)
+                    files[rel] = (info.st_size, int(info.st_mtime))
+    return files, None
+
+
+@contextlib.contextmanager
+def locked(memory: Memory, site_dir: Path) -> Iterator[bool | None]:
+    """Hold the lock of builds into ``site_dir`` (a file beside the state): True when held,
+    False when another build holds it, None when it cannot be taken here (no advisory
+    locks, or a cache that cannot be written: then no state is read or written)."""
+    try:
+        import fcntl
+    except ImportError:  # no advisory locks here: never share a state
+        yield None
+        return
+    store = memory.store
+    path = state_path(memory, site_dir).with_suffix(".lock")
+    try:
+        store.writable(store.cache_dir, children=True)
+        store.cache_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except (StorageError, OSError):
+        yield None
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
 def save(memory: Memory, site_dir: Path, state: dict[str, Any]) -> None:
-    """Keep ``state`` for the next build into ``site_dir`` (a cache: not written, nothing is
-    lost but time)."""
+    """Keep ``state`` for the next build into ``site_dir``, with what its folder holds now
+    (a cache: not written, nothing is lost but time)."""
     store, config = memory.store, memory.store.config_bytes()
+    files, link = survey(site_dir)
+    if link is not None:
+        return
     saved = {
         "inputs": inputs(),
         "home": store.home(),
-        "marker": _marker(site_dir),
+        "marker": marker_line(state["written"]).strip(),
         "config": _digest(config),
+        "files": files,
         "state": state,
     }
     body = marshal.dumps(saved)
@@ -138,8 +214,16 @@ def forget(memory: Memory, site_dir: Path) -> None:
     """Delete the state of builds into ``site_dir``: the folder is about to change."""
     path = state_path(memory, site_dir)
     if memory.store.why_unsafe(path) is None:
-        with contextlib.suppress(FileNotFoundError):
+        try:
             os.unlink(path)
+        except FileNotFoundError:
+            return
+        with contextlib.suppress(OSError):  # gone for good before the folder changes
+            fd = os.open(path.parent, os.O_RDONLY)
+            try:
+                os.fsync(fd)
+            finally:
+                os.close(fd)
 
 
 def _digest(data: bytes) -> bytes:
@@ -169,11 +253,20 @@ def _parse(data: bytes) -> dict[str, Any] | None:
     if not isinstance(saved, dict) or not isinstance(saved.get("state"), dict):
         return None
     state = saved["state"]
-    shapes = (
+    shapes: tuple[bool, ...] = (
         _pairs(state.get("written"), str, bytes) and all(map(_inside, state["written"])),
         _pairs(state.get("lunr"), bytes, bytes),
         _groups(state.get("tags")),
         _groups(state.get("groups")),
+    )
+    files = saved.get("files")
+    shapes = (
+        *shapes,
+        isinstance(files, dict)
+        and all(
+            type(k) is str and type(v) is tuple and [type(n) for n in v] == [int, int]
+            for k, v in files.items()
+        ),
     )
     keys = {"inputs", "home", "marker", "config"}
     return saved if all(shapes) and keys <= saved.keys() else None
@@ -197,9 +290,16 @@ def _inside(rel: str) -> bool:
 
 
 def _groups(found: Any) -> bool:
+    """Groups' pages: key → [(page path, title)], each path one the site may hold."""
     return isinstance(found, dict) and all(
         type(k) is bytes
         and type(pages) is list
-        and all(type(p) is tuple and len(p) == 2 and all(type(s) is str for s in p) for p in pages)
+        and all(
+            type(p) is tuple
+            and len(p) == 2
+            and all(type(s) is str for s in p)
+            and (not p[0] or _inside(p[0].removesuffix("/")))
+            for p in pages
+        )
         for k, pages in found.items()
     )

@@ -211,10 +211,10 @@ class Site:
             self.touched.add(rel)
             if self._same.get(rel) is source:  # the very object written last (serve)
                 continue
-            self._same[rel] = source
             key = key_of(source)
             if self.written.get(rel) != key:
                 changed += self.put(rel, render().encode("utf-8"), key=key, atomic=atomic)
+            self._same[rel] = source
         paths = [path for path, _ in shown]
         paths += [path for pages in self._tags.values() for path, _ in pages]
         paths += [f"entries/{e.id}/" for e in portal.entries]
@@ -321,6 +321,7 @@ class Site:
 
     def update(self, portal: Portal, *, atomic: bool = True) -> int:
         """Rewrite what changed since the last write of this site (serve's incremental path)."""
+        self.touched.clear()  # (a build's record: not kept growing over a serve session)
         settled = unchanged_pages(self.last, portal)
         ids = [e.id for e in portal.entries if e.id not in settled]
         changed = self.write_entries(portal, ids, atomic=atomic)

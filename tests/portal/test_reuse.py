@@ -104,7 +104,7 @@ def test_a_build_after_any_changes_is_a_cold_builds(
         change(store, op, pick, number)
         said = build(store, site)
         assert said == (
-            ["the config changed since the last build: every page is drawn again"]
+            ["the config changed since the last build: what it shows is drawn again"]
             if op == "config"
             else []
         )
@@ -300,3 +300,56 @@ def test_a_build_killed_at_any_point_leaves_nothing_trusted(tmp_path: Path) -> N
     assert done.returncode == 0, done.stderr
     assert_same_as_cold(store, site, tmp_path)
     assert -signal.SIGKILL in codes  # (the builds cut short, most of them)
+
+
+def test_a_file_edited_or_deleted_in_the_site_is_written_again(tmp_path: Path) -> None:
+    store = copy_demo(tmp_path / "project")
+    site = tmp_path / "site"
+    build(store, site)
+    page = next((site / "entries").glob("*/index.html"))
+    tags = site / "tags" / "index.html"
+    page.unlink()
+    tags.write_text("edited by hand")
+    assert build(store, site) == []
+    assert page.is_file() and "edited by hand" not in tags.read_text()
+    assert_same_as_cold(store, site, tmp_path)
+
+
+def test_a_link_in_the_site_is_never_written_through(tmp_path: Path) -> None:
+    store = copy_demo(tmp_path / "project")
+    site = tmp_path / "site"
+    build(store, site)
+    victim = tmp_path / "victim"
+    victim.mkdir()
+    (victim / "index.html").write_text("keep me")
+    first = entry_files(store)[0]
+    entry_id = json.loads(first.read_text("utf-8"))["id"]
+    folder = site / "entries" / entry_id
+    for path in folder.iterdir():
+        path.unlink()
+    folder.rmdir()
+    folder.symlink_to(victim, target_is_directory=True)
+    first.unlink()  # its page is no longer made: a warm build would delete it
+    said = build(store, site)
+    assert len(said) == 1 and "holds a symbolic link" in said[0]
+    assert (victim / "index.html").read_text() == "keep me"
+    assert_same_as_cold(store, site, tmp_path)
+
+
+def test_a_build_while_another_runs_into_the_folder_is_refused(
+    runner: Invoke, store_root: Path, tmp_path: Path
+) -> None:
+    import fcntl
+
+    store = copy_demo(tmp_path / "project")
+    site = tmp_path / "site"
+    cli_build(runner, store, site)
+    before = tree(site)
+    lock = reuse.state_path(open_memory(store), site).with_suffix(".lock")
+    with open(lock, "rb") as held:
+        fcntl.flock(held, fcntl.LOCK_EX)  # as the other build holds it
+        result = runner("--store", str(store), "build", "--site-dir", str(site), "--quiet")
+    assert result.exit_code != 0
+    assert "another memsite build into" in result.stderr and "Traceback" not in result.stderr
+    assert tree(site) == before  # untouched
+    assert cli_build(runner, store, site) == []  # and the state is still believed after
