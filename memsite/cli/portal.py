@@ -29,14 +29,16 @@ class _Progress:
         self.tty = sys.stderr.isatty()
         self.bar: Any = None
         self.step = -1
+        self.done = False  # the count reached its total (told again at the end: not redrawn)
 
     def stage(self, text: str) -> None:
         self._close()
         out(text, err=True)
 
     def count(self, done: int, total: int) -> None:
-        if total < PROGRESS_FROM:
+        if total < PROGRESS_FROM or self.done:
             return
+        self.done = done >= total
         if not self.tty:
             step = done * 4 // total
             if step > self.step:

@@ -434,4 +434,6 @@ def test_on_a_terminal_the_entry_pages_show_a_live_bar(tmp_path: Path) -> None:
     bar = text[text.index("Entry pages…") :]
     drawn = [part for part in bar.split("\r") if "Entry pages  [" in part]
     assert len(drawn) >= 3 and "100%" in drawn[-1] and "#" in drawn[-1]  # redrawn in place
+    assert sum("]    0%" in part for part in drawn) == 1  # one bar, not one more at the end
+    assert sum("100%" in part for part in drawn) == 1
     assert "Entry pages 1,000 / 1,000" not in text  # the plain lines are for pipes
