@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from memsite.memory import Memory
 
 WORKFLOW_PATH = ".github/workflows/memsite-pages.yml"
+# The portal shows the commit that added each fact: a shallow clone would name its one
+# commit for all of them, and a build would draw every page again at every push.
+HISTORY_FOR_ORIGINS = "for the commit that added each fact"
 # Actions pinned to full commit hashes (a tag can be moved); the comment names the release.
 ACTIONS = {
     "checkout": "actions/checkout@11bd71901bbe5b1630ceea73d27597364c9af683 # v4.2.2",
@@ -40,10 +43,10 @@ ACTIONS = {
 }
 
 
-def checkout_and_python(*, full_history: bool = False) -> str:
+def checkout_and_python(*, full_history: str = "") -> str:
     """A workflow's first two steps: check out without persisted credentials (``full_history``:
-    every commit, to find a merge base), then Python."""
-    name = "Check out (full history, to find the merge base)" if full_history else "Check out"
+    every commit, for the reason it names), then Python."""
+    name = f"Check out (full history, {full_history})" if full_history else "Check out"
     depth = "          fetch-depth: 0\n" if full_history else ""
     return f"""\
       - name: {name}
@@ -104,7 +107,7 @@ jobs:
     permissions:
       contents: read
     steps:
-{checkout_and_python()}      - name: Install memsite
+{checkout_and_python(full_history=HISTORY_FOR_ORIGINS)}      - name: Install memsite
         run: python -m pip install "memsite=={__version__}"
       - name: Configure Pages
         id: pages
@@ -190,7 +193,7 @@ jobs:
     permissions:
       contents: read
     steps:
-{checkout_and_python(full_history=True)}      - name: Install memsite
+{checkout_and_python(full_history="to find the merge base")}      - name: Install memsite
         run: python -m pip install "memsite=={__version__}"
       - name: Check
         env:

@@ -68,6 +68,10 @@ def test_the_build_goes_on_from_the_last_runs() -> None:
     assert key.startswith(f"memsite-{__version__}-${{{{ hashFiles('.memsite/config.json') }}}}-")
     assert restore["with"]["restore-keys"].strip() == key.rsplit("-", 1)[0] + "-"
     assert build["env"]["MEMSITE_CACHE_RESTORED"] == "1"
+    # A shallow clone would name its one commit as every fact's origin, and a build would
+    # draw every page again at each push: the whole history is checked out.
+    checkout = next(s for s in steps if s.get("uses", "").startswith("actions/checkout"))
+    assert checkout["with"]["fetch-depth"] == 0
 
 
 @pytest.mark.parametrize("store", ["docs/memory", 'odd "store" dir', ".lean-spec/memory", "."])
