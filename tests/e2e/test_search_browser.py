@@ -169,6 +169,33 @@ def test_header_box_snippets_arrows_and_enter(demo: tuple[Built, str], page: Any
     assert watch.errors == []
 
 
+def test_enter_before_the_pause_ends_opens_the_search_page(
+    demo: tuple[Built, str], page: Any
+) -> None:
+    """Enter on a query whose pause has not ended (the list shows an earlier query's
+    results) opens the search page for what was typed, not the earlier query's first hit."""
+    built, url = demo
+    watch = PageWatch(page)
+    page.goto(url + "/timeline/")
+    type_in_header(page, "pnmp")
+    # One task of the page: the typing pause's timer cannot end between the key and Enter.
+    page.evaluate(
+        """() => {
+            const input = document.getElementById('memsite-header-q');
+            input.value = 'webhook retry';
+            input.dispatchEvent(new Event('input', {bubbles: true}));
+            input.dispatchEvent(new KeyboardEvent('keydown', {key: 'Enter', bubbles: true}));
+        }"""
+    )
+    page.wait_for_url(re.compile(r".*/search/\?query=webhook%20retry$"))
+    page.wait_for_function(
+        "() => document.getElementById('memsite-search').dataset.query === 'webhook retry'"
+    )
+    first = page.locator("#memsite-results li a").first.get_attribute("href") or ""
+    assert f"entries/{cli_ids(built, 'webhook retry')[0]}/" in first
+    assert watch.errors == []
+
+
 def test_slash_opens_the_box_and_escape_closes_it(demo: tuple[Built, str], page: Any) -> None:
     _, url = demo
     page.goto(url + "/timeline/")
@@ -242,22 +269,28 @@ def search_bytes(page: Any) -> list[int]:
 
 
 def test_a_superseded_query_fetches_nothing_more(demo: tuple[Built, str], browser: Any) -> None:
-    """Two queries one after the other on one engine: the first ends as superseded, and
-    everything fetched is what the second alone needs (in a fresh browser)."""
+    """Two queries one after the other from one box: the first ends as superseded, and
+    everything fetched is what the second alone needs (in a fresh browser). A query of the
+    other box of the page (its own lane) is not superseded."""
     _, url = demo
     script = """async ([root, older]) => {
         const engine = window.memsiteSearch.engine(root);
         await engine.meta;
         const before = engine.bytes;
-        const first = older ? engine.newest().search(older) : null;
-        const newer = engine.newest();
+        const lane = {};
+        const first = older ? engine.newest(lane).search(older) : null;
+        const newer = engine.newest(lane);
         const found = await newer.search("deploy staging");
         await newer.rows(found.refs.slice(0, 8));
         let ended = "none";
         if (first) {
             try { await first; ended = "answered"; } catch (error) { ended = error.message; }
         }
-        return [ended, engine.bytes - before, found.refs.length];
+        const fetched = engine.bytes - before;
+        const mine = engine.newest({}).search("redis cache");
+        const theirs = engine.newest({}).search("webhook retry");
+        const both = await Promise.all([mine, theirs]);
+        return [ended, fetched, found.refs.length, both.map(r => r.refs.length)];
     }"""
     outcomes = []
     for older in ("database migration rollback", ""):
@@ -268,9 +301,10 @@ def test_a_superseded_query_fetches_nothing_more(demo: tuple[Built, str], browse
             outcomes.append(page.evaluate(script, [url + "/", older]))
         finally:
             context.close()
-    (ended, both, hits), (_, alone, _) = outcomes
+    (ended, both, hits, lanes), (_, alone, _, _) = outcomes
     assert ended == "superseded by a newer query"
     assert hits > 0 and both == alone > 0
+    assert all(count > 0 for count in lanes)  # two boxes' queries: neither cancelled
 
 
 @pytest.mark.parametrize("query", ["deploy staging", "database migration", "webhook retry"])

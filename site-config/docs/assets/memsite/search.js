@@ -150,20 +150,22 @@
     this.message = "superseded by a newer query";
   }
 
-  /* The engine for one of a box's queries, each newer than the last: once a newer one has
-     begun, an older one starts no fetch (the files it has begun still arrive, and are kept
-     for whoever needs them) and ends in Superseded. Typing thus fetches little beyond what
-     the final query needs. */
-  Engine.prototype.newest = function () {
+  /* The engine for one of a box's queries (``lane``: the box's own object), each newer than
+     the last: once a newer one of the same box has begun, an older one starts no fetch (the
+     files it has begun still arrive, and are kept for whoever needs them) and ends in
+     Superseded. Typing thus fetches little beyond what the final query needs; the other box
+     of the page goes on undisturbed. */
+  Engine.prototype.newest = function (lane) {
     var run = Object.create(this.base);
+    run.lane = lane;
     run.ticket = {};
-    this.base.latest = run.ticket;
+    lane.latest = run.ticket;
     return run;
   };
 
   Engine.prototype.load = function (path) {
     var self = this.base, found = self.files.get(path);
-    if (!found && this.ticket && this.ticket !== self.latest) {
+    if (!found && this.lane && this.ticket !== this.lane.latest) {
       return Promise.reject(new Superseded());
     }
     if (!found) {
@@ -502,7 +504,10 @@
       return self.load("i/" + prefix.slice(0, meta.idChars) + ".json").then(function (rows) {
         return rows.filter(function (row) { return row[0].indexOf(prefix) === 0; })
           .map(function (row) { return row[1]; });
-      }, function () { return []; });
+      }, function (error) {
+        if (error instanceof Superseded) throw error;
+        return [];
+      });
     });
   };
 
@@ -526,7 +531,10 @@
     if (!names.length) return Promise.resolve(null);
     var self = this;
     return Promise.all(names.map(function (name) {
-      return self.load("f/" + name + ".json").then(decodeRefs, function () { return new Set(); });
+      return self.load("f/" + name + ".json").then(decodeRefs, function (error) {
+        if (error instanceof Superseded) throw error;
+        return new Set();
+      });
     })).then(function (sets) {
       return sets.reduce(function (a, b) {
         var out = new Set();
@@ -708,7 +716,7 @@
      is looked up once it is whole, not at every key; a single character waits longest. */
   function typingPause(run, input) {
     var timer = null, last = 0, gaps = [];
-    return function () {
+    var wait = function () {
       var now = Date.now();
       if (last && now - last < 1500) {
         gaps.push(now - last);
@@ -717,11 +725,13 @@
       last = now;
       var sorted = gaps.slice().sort(function (a, b) { return a - b; });
       var pace = sorted.length ? sorted[sorted.length >> 1] : 0;
-      var wait = Math.min(TYPING_MAX_MS, Math.max(TYPING_MS, 1.6 * pace));
-      if (input.value.trim().length === 1) wait = TYPING_MAX_MS;
+      var pause = Math.min(TYPING_MAX_MS, Math.max(TYPING_MS, 1.6 * pace));
+      if (input.value.trim().length === 1) pause = TYPING_MAX_MS;
       clearTimeout(timer);
-      timer = setTimeout(run, wait);
+      timer = setTimeout(run, pause);
     };
+    wait.cancel = function () { clearTimeout(timer); };
+    return wait;
   }
 
   function mountHeader() {
@@ -733,7 +743,7 @@
     var list = document.getElementById("memsite-header-results");
     var summary = document.getElementById("memsite-header-summary");
     var toggle = document.getElementById("__search");
-    var selected = -1, generation = 0;
+    var selected = -1, generation = 0, lane = {};
 
     function open() {
       if (toggle && !toggle.checked) {
@@ -821,12 +831,13 @@
     }
 
     var run = typingPause(function () {
-      var query = input.value.trim(), mine = ++generation, newest = engine.newest();
+      var query = input.value.trim(), mine = ++generation;
       if (!query) {
         while (list.firstChild) list.removeChild(list.firstChild);
         summary.textContent = "Type to search the memory";
         return;
       }
+      var newest = engine.newest(lane);
       newest.search(query).then(function (result) {
         return show(result, query, mine, newest);
       }).catch(function (error) {
@@ -846,6 +857,15 @@
         select(selected + (ev.key === "ArrowDown" ? 1 : -1));
       } else if (ev.key === "Enter") {
         ev.preventDefault();
+        var typed = input.value.trim();
+        if (selected < 0 && typed && form.getAttribute("data-query") !== typed) {
+          /* The list shown is of an earlier query (the pause has not ended): all results of
+             this one, on the search page. */
+          run.cancel();
+          close();
+          window.location.href = new URL("search/?query=" + encodeURIComponent(typed), root).href;
+          return;
+        }
         var all = links();
         var target = all[selected >= 0 ? selected : 0];
         if (target) {
@@ -912,7 +932,7 @@
     Object.keys(selects).forEach(function (name) {
       if (params.has(name)) selects[name].value = params.get(name);
     });
-    var generation = 0, current = null;
+    var generation = 0, current = null, lane = {};
 
     function filters(meta) {
       var category = meta.categories.indexOf(selects.category.value);
@@ -971,7 +991,7 @@
     }
 
     function run() {
-      var query = input.value.trim(), mine = ++generation, newest = engine.newest();
+      var query = input.value.trim(), mine = ++generation, newest = engine.newest(lane);
       engine.meta.then(function (meta) {
         var f = filters(meta);
         if (!query) {
@@ -1005,8 +1025,13 @@
       });
     }
 
-    form.addEventListener("submit", function (ev) { ev.preventDefault(); run(); });
-    input.addEventListener("input", typingPause(run, input));
+    var typing = typingPause(run, input);
+    form.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      typing.cancel();
+      run();
+    });
+    input.addEventListener("input", typing);
     Object.keys(selects).forEach(function (name) { selects[name].addEventListener("change", run); });
     moreButton.addEventListener("click", function () {
       if (current) engine.meta.then(function (meta) { append(meta, PAGE); });
