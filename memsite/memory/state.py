@@ -45,6 +45,7 @@ class ReadModel:
         self.config = config
         self.caches = Caches(store)
         self.index = Index(store)
+        self.index.tell = _tell
         self.known = known
         self._state: State | None = None
         self._markers: dict[str, str] | None = None
@@ -93,3 +94,8 @@ class ReadModel:
         self._state = None
         self._markers = None
         self.trust = None
+
+
+def _tell(text: str) -> None:
+    """A line of the index's at once, on stderr (stdout is the command's answer)."""
+    print(f"memsite: {text}", file=sys.stderr, flush=True)

@@ -16,6 +16,7 @@ import contextlib
 import os
 import sqlite3
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,9 @@ from memsite.storage.readmodel.views import Views
 # How long a command waits for another's write to the database before it answers from an
 # index in memory instead (a first build at 100k holds it for ~8 s; most writes for ms).
 BUSY_SECONDS = 5
+# Items from which a step says, as it begins, what it is doing (reading new entry files,
+# embedding entries): 10k take seconds, and a command that prints nothing seems stuck.
+ANNOUNCE_FROM = 10_000
 
 
 class Index:
@@ -43,6 +47,8 @@ class Index:
         self.store = store
         self.path = store.index_db
         self.notices: list[str] = []
+        # Where a line goes at once (notices wait for the sync's end): a long step's start.
+        self.tell: Callable[[str], None] = self.notices.append
         self.in_memory = False
         self._db: sqlite3.Connection | None = None
         self._synced = False
@@ -53,6 +59,12 @@ class Index:
         self.search = Search(self)
         self.views = Views(self)
         self.vectors = Vectors(self)
+
+    def announce(self, count: int, text: str) -> None:
+        """Say ``text`` as a step over ``count`` items begins, if there are enough of them to
+        take seconds (at 100k, the first command after a clone reads for about 20 s)."""
+        if count >= ANNOUNCE_FROM:
+            self.tell(text)
 
     # --- the database file ------------------------------------------------------------------
 

@@ -55,6 +55,12 @@ def take_in(index: Index) -> None:
     added = [name for name, ino in listed.items() if known.get(name) != ino]
     removed = [name for name, ino in known.items() if listed.get(name) != ino]
     after = index.dir_state()
+    where = index.store.relative(index.path)
+    index.announce(
+        len(added),
+        f"reading {len(added):,} new entry files into the cache {where} (after a clone or a "
+        "large merge; later commands read only what changed)…",
+    )
     apply(index, removed, added)
     index.index_tables()
     trusted = after == before and index.trusted(before, probe)

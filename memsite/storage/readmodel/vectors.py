@@ -70,6 +70,11 @@ class Vectors:
         pending = self._pending(db)
         if most is not None and len(pending) > most:
             return -1
+        self.index.announce(
+            len(pending),
+            f"embedding {len(pending):,} entries for search by meaning (once; later commands "
+            "embed only new facts)…",
+        )
         texts = []
         for _, file, data in pending:
             entry = entry_from_row(marshal.loads(data), file)

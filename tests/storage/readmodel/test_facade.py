@@ -19,8 +19,9 @@ from memsite.core.compaction import compact
 from memsite.memory import Memory
 from memsite.storage.entries import scan
 from memsite.storage.layout import Store
+from memsite.storage.readmodel import facade
 from memsite.storage.readmodel.statuses import component
-from tests.conftest import Clock, clean_env, make_entry, write_raw
+from tests.conftest import Clock, Invoke, clean_env, make_entry, write_raw
 
 CATEGORIES = ("conventions", "architecture", "operations", "decisions")
 WORDS = "pnpm docker redis postgres deploy staging tests lint cache queue retry webhook".split()
@@ -198,6 +199,31 @@ def test_a_damaged_cache_is_rebuilt_with_a_one_line_notice(store_root: Path) -> 
         [*memsite, "search", "pnpm"], env=env, capture_output=True, text=True, check=True
     )
     assert again.stderr == ""
+
+
+def test_a_large_first_read_says_so_before_it_starts(
+    store_root: Path, runner: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many new entry files (a clone, a large merge) take seconds to read into the cache: one
+    line on stderr says so as it begins; a command with little to read says nothing."""
+    monkeypatch.setattr(facade, "ANNOUNCE_FROM", 20)
+    clock = Clock()
+    for i in range(25):
+        write_raw(store_root, make_entry(f"fact number {i}", "operations", created=clock.tick()))
+    first = runner("list", "--json")
+    assert first.exit_code == 0 and len(json.loads(first.stdout)) == 25
+    lines = first.stderr.splitlines()
+    assert len(lines) == 1 and "reading 25 new entry files into the cache" in lines[0], lines
+    assert runner("list", "--json").stderr == ""
+    found = runner("search", "fact number", "--json")
+    assert found.exit_code == 0 and json.loads(found.stdout)
+    lines = found.stderr.splitlines()
+    assert len(lines) == 1 and "embedding 25 entries for search by meaning" in lines[0], lines
+    assert runner("search", "fact number", "--json").stderr == ""
+    for i in range(5):
+        write_raw(store_root, make_entry(f"pulled fact {i}", created=clock.tick()))
+    later = runner("list", "--json")
+    assert later.stderr == "" and len(json.loads(later.stdout)) == 30
 
 
 def test_every_command_closes_the_cache_and_leaves_no_write_ahead_log(store_root: Path) -> None:
