@@ -18,25 +18,15 @@ import argparse
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 from bench_core import MEMSITE, timed
-from gen_store import generate
+from gen_store import generate, git
 
 MIDDLE = "2025-01-01"  # generated histories span 2024 and 2025
-
-
-def git(root: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", *args],
-        cwd=root,
-        check=True,
-        capture_output=True,
-    )
 
 
 def history(size: int, root: Path) -> Path:

@@ -34,22 +34,13 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from gen_store import generate  # noqa: E402
+from gen_store import generate, git  # noqa: E402
 
 
 def env() -> dict[str, str]:
     found = {k: v for k, v in os.environ.items() if not k.startswith("MEMSITE_")}
     found["NO_MKDOCS_2_WARNING"] = "1"
     return found
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-    )
 
 
 def timed(command: list[str], cwd: Path, extra: dict[str, str] | None = None) -> float:

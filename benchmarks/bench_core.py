@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gen_store import generate
+from gen_store import generate, git
 
 MEMSITE = [sys.executable, "-m", "memsite"]
 BASELINE = "python -c pass (baseline)"
@@ -51,15 +51,6 @@ def timed(cmd: list[str]) -> tuple[float, int]:
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} failed: {error.strip()}")
     return elapsed, usage.ru_maxrss
-
-
-def git(cwd: Path, *args: str) -> None:
-    subprocess.run(
-        ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", *args],
-        cwd=cwd,
-        check=True,
-        capture_output=True,
-    )
 
 
 def arrive(store: Path, incoming: Path, number: int) -> None:

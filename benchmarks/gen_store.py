@@ -27,6 +27,7 @@ import json
 import random
 import re
 import shutil
+import subprocess
 import sys
 import time
 import uuid
@@ -749,6 +750,16 @@ def write_store(entries: Sequence[dict[str, Any]], root: Path, *, force: bool = 
         with open(entries_dir / file_name(obj), "w", encoding="utf-8", newline="\n") as fh:
             fh.write(dumps(obj, indent=2, ensure_ascii=False) + "\n")
     return store
+
+
+def git(cwd: Path, *args: str) -> None:
+    """Run git in ``cwd`` as the benchmarks' committer (failing loudly if it fails)."""
+    subprocess.run(
+        ["git", "-c", "user.name=bench", "-c", "user.email=bench@example.com", *args],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
 
 
 def generate(n: int, root: Path, seed: int = 0, *, force: bool = False) -> Path:
