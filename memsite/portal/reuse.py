@@ -124,7 +124,11 @@ def load(memory: Memory, site_dir: Path, say: Callable[[str], None]) -> dict[str
             "building the whole site"
         )
         return None
-    files, link = survey(site_dir)
+    try:
+        files, link = survey(site_dir)
+    except OSError as exc:  # a folder or file gone or unreadable midway (another tool)
+        say(f"cannot read the site in {site_dir} ({exc.strerror}); building the whole site")
+        return None
     if link is not None:
         say(f"the site in {site_dir} holds a symbolic link ({link}); building the whole site")
         return None
@@ -192,7 +196,10 @@ def save(memory: Memory, site_dir: Path, state: dict[str, Any]) -> None:
     """Keep ``state`` for the next build into ``site_dir``, with what its folder holds now
     (a cache: not written, nothing is lost but time)."""
     store, config = memory.store, memory.store.config_bytes()
-    files, link = survey(site_dir)
+    try:
+        files, link = survey(site_dir)
+    except OSError:  # the next build starts over
+        return
     if link is not None:
         return
     saved = {

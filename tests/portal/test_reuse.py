@@ -12,7 +12,9 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -207,6 +209,30 @@ def test_a_state_of_another_version_or_clone_is_not_believed(
         env={reuse.RESTORED: "1"},
     )
     assert result.exit_code == 0 and result.stderr == ""
+    assert_same_as_cold(store, site, tmp_path)
+
+
+def test_a_site_that_cannot_be_read_midway_is_built_whole(
+    runner: Invoke, store_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another tool deleting or locking a folder of the site while the build reads it: one
+    line, a whole build, no traceback (as root, a real EACCES cannot be made: it is raised)."""
+    store = copy_demo(tmp_path / "project")
+    site = tmp_path / "site"
+    cli_build(runner, store, site)
+    real, failed = os.scandir, []
+
+    def scandir(path: str) -> Any:  # the survey's first look into entries/ fails, once
+        if str(path) == str(site / "entries") and not failed:
+            failed.append(path)
+            raise PermissionError(13, "Permission denied", path)
+        return real(path)
+
+    monkeypatch.setattr(reuse.os, "scandir", scandir)
+    lines = cli_build(runner, store, site)
+    monkeypatch.setattr(reuse.os, "scandir", real)
+    assert failed
+    assert len(lines) == 1 and "cannot read the site" in lines[0] and "Permission" in lines[0]
     assert_same_as_cold(store, site, tmp_path)
 
 
