@@ -29,7 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from gen_store import generate, git
+from gen_store import file_name, generate, git
 
 MEMSITE = [sys.executable, "-m", "memsite"]
 BASELINE = "python -c pass (baseline)"
@@ -68,8 +68,9 @@ def arrive(store: Path, incoming: Path, number: int) -> None:
         "supersedes": None,
         "confidence": "medium",
     }
-    name = f"{now:%Y-%m-%dT%H-%M-%S}Z-{entry_id[:8]}.json"
-    (incoming / ".memsite" / "entries" / name).write_text(json.dumps(entry, indent=2) + "\n")
+    (incoming / ".memsite" / "entries" / file_name(entry)).write_text(
+        json.dumps(entry, indent=2) + "\n"
+    )
     git(incoming, "add", "-A")
     git(incoming, "commit", "-q", "-m", f"arrive {number}")
     git(store.parent, "merge", "-q", "--ff-only", "incoming")

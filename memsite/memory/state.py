@@ -56,7 +56,7 @@ class ReadModel:
         """The index, brought up to date with entries/ (notices about the cache printed once)."""
         self.index.sync(full=full)
         for notice in self.index.notices:
-            print(f"memsite: {notice}", file=sys.stderr)
+            _tell(notice)
         self.index.notices.clear()
         return self.index
 

@@ -259,21 +259,14 @@ def _parse(data: bytes) -> dict[str, Any] | None:
         return None
     if not isinstance(saved, dict) or not isinstance(saved.get("state"), dict):
         return None
-    state = saved["state"]
-    shapes: tuple[bool, ...] = (
+    state, files = saved["state"], saved.get("files", ())
+    shapes = (
         _pairs(state.get("written"), str, bytes) and all(map(_inside, state["written"])),
         _pairs(state.get("lunr"), bytes, bytes),
         _groups(state.get("tags")),
         _groups(state.get("groups")),
-    )
-    files = saved.get("files")
-    shapes = (
-        *shapes,
-        isinstance(files, dict)
-        and all(
-            type(k) is str and type(v) is tuple and [type(n) for n in v] == [int, int]
-            for k, v in files.items()
-        ),
+        _pairs(files, str, tuple)
+        and all([type(n) for n in v] == [int, int] for v in files.values()),
     )
     keys = {"inputs", "home", "marker", "config"}
     return saved if all(shapes) and keys <= saved.keys() else None
