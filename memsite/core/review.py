@@ -314,6 +314,21 @@ def secret_findings(entry: Entry, messages: Sequence[str], *, allowed: bool) -> 
     ]
 
 
+Pair = tuple[str, str]
+
+
+def relation_pairs(records: Iterable[Record]) -> tuple[set[Pair], set[Pair]]:
+    """The pairs (sorted) relate records silence (any link but conflicts-with) and those they
+    state conflict (conflicts-with)."""
+    silenced: set[Pair] = set()
+    stated: set[Pair] = set()
+    for record in records:
+        if record.kind == RELATE and record.other is not None:
+            first, second = sorted((record.target, record.other))
+            (stated if record.link == "conflicts-with" else silenced).add((first, second))
+    return silenced, stated
+
+
 def conflict_findings(
     per_category: Mapping[str, Sequence[tuple[str, str]]],
     records: Iterable[Record],
@@ -324,28 +339,50 @@ def conflict_findings(
     normalized content) in any order (``only``: pairs with one of these ids): the rule of
     ``core.conflicts``, silenced by relations, forced by conflicts-with. ``entry_of`` gives a
     member's entry."""
-    from memsite.core.conflicts import assertion_of, conflict_groups, differ
-
-    silenced: set[tuple[str, str]] = set()
-    stated: set[tuple[str, str]] = set()
-    for record in records:
-        if record.kind == RELATE and record.other is not None:
-            first, second = sorted((record.target, record.other))
-            (stated if record.link == "conflicts-with" else silenced).add((first, second))
+    silenced, stated = relation_pairs(records)
     wanted = set(only) if only is not None else None
-    active = {entry_id for facts in per_category.values() for entry_id, _ in facts}
     found = []
     for category in sorted(per_category):
-        # One category's assertions at a time: at 100k entries all of them held ~100 MB.
-        assertions = {
-            entry_id: assertion_of(entry_id, normalized)
-            for entry_id, normalized in per_category[category]
-        }
-        for group in conflict_groups(list(assertions.values()), silenced | stated, wanted):
-            members = sorted(map(entry_of, group), key=lambda e: e.order_key, reverse=True)
-            why = differ(assertions[group[0]], assertions[group[-1]]) if len(group) == 2 else ""
-            found.append(_conflict(category, members, why or ""))
-        del assertions
+        found += category_conflicts(
+            category, per_category[category], silenced | stated, entry_of, wanted
+        )
+    active = {entry_id for facts in per_category.values() for entry_id, _ in facts}
+    return found + stated_conflicts(stated, active, entry_of, wanted)
+
+
+def category_conflicts(
+    category: str,
+    facts: Sequence[tuple[str, str]],
+    quiet: set[Pair],
+    entry_of: Callable[[str], Entry],
+    wanted: set[str] | None = None,
+) -> list[Finding]:
+    """The groups of one category's active facts (id, normalized content) that may disagree,
+    ``quiet`` pairs (sorted) apart. The facts are taken in id order whatever order they come
+    in: the rule's bounds (``core.conflicts``) keep the latest candidates met, so the result
+    is the same from every caller (and a cache of it, keyed by the facts, is exact)."""
+    from memsite.core.conflicts import assertion_of, conflict_groups, differ
+
+    # One category's assertions at a time: at 100k entries all of them held ~100 MB.
+    assertions = {
+        entry_id: assertion_of(entry_id, normalized) for entry_id, normalized in sorted(facts)
+    }
+    found = []
+    for group in conflict_groups(list(assertions.values()), quiet, wanted):
+        members = sorted(map(entry_of, group), key=lambda e: e.order_key, reverse=True)
+        why = differ(assertions[group[0]], assertions[group[-1]]) if len(group) == 2 else ""
+        found.append(_conflict(category, members, why or ""))
+    return found
+
+
+def stated_conflicts(
+    stated: Iterable[Pair],
+    active: set[str],
+    entry_of: Callable[[str], Entry],
+    wanted: set[str] | None = None,
+) -> list[Finding]:
+    """A finding for each pair of active facts a conflicts-with relation names."""
+    found = []
     for first, second in sorted(stated):
         if first in active and second in active and (wanted is None or {first, second} & wanted):
             a, b = entry_of(first), entry_of(second)

@@ -124,23 +124,28 @@ def scan_findings(
 ) -> ScanFindings:
     """The text pass over ``kept`` (every entry the compaction keeps, with its status, in any
     order; each may be dropped once seen): the secrets of each, and each category's active
-    facts kept only as (id, normalized content) for the near-duplicates and conflicts.
-    ``entry_of`` gives the entry of an id a finding names."""
-    active: dict[str, list[tuple[str, str]]] = {}
+    facts kept only as what a finding shows of them for the near-duplicates and conflicts,
+    which are remembered by category (``memory.scanmemo``). ``entry_of`` gives the entry of
+    an id a finding names."""
+    from memsite.memory.scanmemo import category_findings, shown
+
+    active: dict[str, list[tuple[str, str, str, str, str]]] = {}
     digest = [0]  # seen_digest of the pairs met, summed as they come (not all held)
 
     def seen() -> Iterator[Entry]:
         for entry, status in kept:
             digest[0] += _pair_digest(entry.id, status)
             if status == ACTIVE:
-                active.setdefault(entry.category, []).append((entry.id, entry.normalized))
+                active.setdefault(entry.category, []).append(shown(entry))
             yield entry
 
     secrets = _secret_scan(memory, seen())
-    near = {c: rules.near_duplicates_in([(c, facts)], entry_of) for c, facts in active.items()}
+    silenced, stated = rules.relation_pairs(records)
+    near, conflicts = category_findings(memory, active, silenced | stated, entry_of)
+    ids = {item[0] for facts in active.values() for item in facts}
     return ScanFindings(
-        {c: found for c, found in near.items() if found},
-        rules.conflict_findings(active, records, entry_of),
+        near,
+        conflicts + rules.stated_conflicts(stated, ids, entry_of),
         secrets,
         digest[0] & _DIGEST_MASK,
     )

@@ -91,6 +91,7 @@ class Store:
         self.views_stamp = self.cache_dir / "state.json"  # what the views were built from
         self.secret_verdicts = self.cache_dir / "secrets.marshal"  # the full scan's verdicts
         self.secret_flagged = self.cache_dir / "flagged.json"  # the ids it found secrets in
+        self.findings_memo = self.cache_dir / "findings.marshal"  # the text pass by category
         self.anchor_blobs = self.cache_dir / "anchors.marshal"  # anchored files' blob ids
         self.written_ledger = self.cache_dir / "written.log"  # files memsite wrote here
         self.trust_cache = self.cache_dir / "trust.marshal"  # the gate's verdicts (memory.trust)
