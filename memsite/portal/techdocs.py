@@ -30,7 +30,7 @@ from typing import Any
 
 from memsite.errors import InvalidInputError
 from memsite.files import read_text, write_atomic
-from memsite.portal.publish import checkout_and_python
+from memsite.portal.publish import HISTORY_FOR_ORIGINS, checkout_and_python
 from memsite.version import __version__
 
 CATALOG = "catalog-info.yaml"
@@ -205,7 +205,7 @@ def workflow_text(entity: str) -> str:
         publisher_type=_setting("publisher-type", "TECHDOCS_PUBLISHER_TYPE", "awsS3"),
         bucket=_setting("bucket", "TECHDOCS_BUCKET"),
         entity_setting=_setting("entity", "TECHDOCS_ENTITY", entity),
-        setup=checkout_and_python(),
+        setup=checkout_and_python(full_history=HISTORY_FOR_ORIGINS),
         setup_node=SETUP_NODE,
         version=__version__,
         core=TECHDOCS_CORE,

@@ -152,6 +152,9 @@ def test_the_workflow_is_valid_and_zizmor_finds_nothing(repo: Path, runner: Invo
     assert set(flow[True]["workflow_dispatch"]["inputs"]) == {"publisher-type", "bucket", "entity"}
     for step in job["steps"]:  # no expression spliced into a shell
         assert "${{" not in step.get("run", "")
+    # Entry pages name the commit that added each fact: a shallow clone would name its one.
+    checkout = next(s for s in job["steps"] if s.get("uses", "").startswith("actions/checkout"))
+    assert checkout["with"] == {"fetch-depth": 0, "persist-credentials": False}
     assert path.read_text() == workflow_text(f"default/component/{entity_name(repo.name)}")
     assert lint_workflow(path) == []
     # zizmor can fail: an input spliced into the shell is caught
