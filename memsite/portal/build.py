@@ -304,7 +304,7 @@ def _build(
             shutil.rmtree(into, ignore_errors=True)
         raise
     if reuse:
-        state.save(memory, site_dir, site.state())
+        state.save(memory, site_dir, site.state(), site.listing if into == site_dir else None)
     return site, portal, dataclasses.replace(result, site_dir=site_dir)
 
 

@@ -192,15 +192,27 @@ def locked(memory: Memory, site_dir: Path) -> Iterator[bool | None]:
         os.close(fd)
 
 
-def save(memory: Memory, site_dir: Path, state: dict[str, Any]) -> None:
+def save(
+    memory: Memory,
+    site_dir: Path,
+    state: dict[str, Any],
+    listing: Mapping[str, tuple[int, int]] | None = None,
+) -> None:
     """Keep ``state`` for the next build into ``site_dir``, with what its folder holds now
-    (a cache: not written, nothing is lost but time)."""
+    (a cache: not written, nothing is lost but time). ``listing``: the folder's files as
+    the build's sweep found them, the marker written since (else the folder is surveyed)."""
     store, config = memory.store, memory.store.config_bytes()
     try:
-        files, link = survey(site_dir)
+        if listing is None:
+            files, link = survey(site_dir)
+            if link is not None:
+                return
+        else:
+            from memsite.portal.site import MARKER
+
+            info = os.lstat(site_dir / MARKER)
+            files = {**listing, MARKER: (info.st_size, int(info.st_mtime))}
     except OSError:  # the next build starts over
-        return
-    if link is not None:
         return
     saved = {
         "inputs": inputs(),

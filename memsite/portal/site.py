@@ -60,6 +60,9 @@ class Site:
     last: Portal | None = None  # the portal the last update (or build) wrote
     in_place: bool = False  # a live site updated where it is: each file replaced atomically
     touched: set[str] = field(default_factory=set)  # every file this build wrote or kept
+    # After a sweep: every file the folder holds (rel → size, mtime in whole seconds) as
+    # ``portal.reuse.survey`` gives them; None before one, or when the folder holds a link.
+    listing: dict[str, tuple[int, int]] | None = None
     _same: dict[str, Any] = field(default_factory=dict)  # rel → the key object last seen
     _salt: bytes = b""
     _dirs: set[str] = field(default_factory=set)
@@ -246,22 +249,48 @@ class Site:
         return sum(self.put(rel, data, atomic=atomic) for rel, data in files.items())
 
     def sweep(self, keep: set[str]) -> int:
-        """Delete files of an earlier build that this one did not write."""
+        """Delete files of an earlier build that this one did not write, and the folders
+        left empty; :attr:`listing` then holds what the folder keeps."""
         with storage_errors("clean", self.site_dir):
             return self._sweep(keep)
 
     def _sweep(self, keep: set[str]) -> int:
+        # One pass of scandir, which also gives each kept file's size and time for the build
+        # state (``portal.reuse.save``): at 100k entries, os.walk and relpath took 5.9 s and
+        # the state's own walk 1.7 s more.
+        files: dict[str, tuple[int, int]] = {}
+        linked = False
+        folders: list[str] = []  # parents before their children
+        held: dict[str, int] = {}  # folder → how many names it still holds
         removed = 0
-        for folder, _, names in os.walk(self.site_dir, topdown=False):
-            for name in names:
-                rel = os.path.relpath(os.path.join(folder, name), self.site_dir)
-                rel = rel.replace(os.sep, "/")
-                if rel not in self.written and rel not in keep and rel != MARKER:
-                    os.unlink(os.path.join(folder, name))
-                    removed += 1
-            if folder != str(self.site_dir):
+        pending = [""]
+        while pending:
+            prefix = pending.pop()
+            folders.append(prefix)
+            count = 0
+            with os.scandir(os.path.join(self.site_dir, prefix)) as items:
+                for item in items:
+                    rel = prefix + item.name
+                    count += 1
+                    if item.is_dir(follow_symlinks=False):
+                        pending.append(rel + "/")
+                    elif rel not in self.written and rel not in keep and rel != MARKER:
+                        os.unlink(item.path)  # a link is removed, never followed
+                        removed += 1
+                        count -= 1
+                    elif item.is_symlink():
+                        linked = True
+                    else:
+                        info = item.stat(follow_symlinks=False)
+                        files[rel] = (info.st_size, int(info.st_mtime))
+            held[prefix] = count
+        for prefix in reversed(folders[1:]):  # children first
+            if held[prefix] == 0:
                 with contextlib.suppress(OSError):
-                    os.rmdir(folder)  # only if empty
+                    os.rmdir(os.path.join(self.site_dir, prefix))
+                    parent = prefix[:-1].rpartition("/")[0]
+                    held[parent + "/" if parent else ""] -= 1
+        self.listing = None if linked else files
         return removed
 
     def remove_stale(self, portal: Portal) -> list[str]:

@@ -111,6 +111,13 @@ def test_a_build_after_any_changes_is_a_cold_builds(
             else []
         )
         assert_same_as_cold(store, site, scratch)
+        assert_state_describes(store, site)
+
+
+def assert_state_describes(store: Path, site: Path) -> None:
+    """The state names every file of the folder as it is (taken by the build's sweep)."""
+    _, saved = saved_state(store, site)
+    assert saved["files"] == reuse.survey(site)[0]
 
 
 def test_an_unchanged_page_is_not_written_again(tmp_path: Path) -> None:
@@ -140,6 +147,7 @@ def test_a_stray_file_and_a_page_of_a_deleted_entry_are_swept(tmp_path: Path) ->
     assert not (site / "stray.html").exists()
     assert not (site / "entries" / entry_id).exists()
     assert_same_as_cold(store, site, tmp_path)
+    assert_state_describes(store, site)
 
 
 # --- a state that must not be believed -----------------------------------------------------

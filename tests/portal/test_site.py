@@ -13,6 +13,7 @@ from memsite.portal.cache import PortalCache
 from memsite.portal.frames import Frames, render_frames
 from memsite.portal.gather import portal_for
 from memsite.portal.render import Renderer
+from memsite.portal.reuse import survey
 from memsite.portal.site import MARKER, Site, sitemap
 from tests.portal.conftest import copy_demo
 
@@ -82,6 +83,25 @@ def test_sweep_deletes_only_what_it_did_not_write(tmp_path: Path, frames: Frames
     assert site.sweep({"kept.txt"}) == 2
     assert sorted(on_disk(tmp_path)) == [MARKER, "entries/x/index.html", "index.html", "kept.txt"]
     assert not (tmp_path / "old").exists() and not (tmp_path / "entries" / "y").exists()
+    assert site.listing == survey(tmp_path)[0]  # what the build state records
+
+
+def test_sweep_removes_a_stray_link_without_following_it(tmp_path: Path, frames: Frames) -> None:
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "deep" / "keep.txt").write_text("not the site's")
+    folder = tmp_path / "site"
+    site = new_site(folder, frames)
+    site.put("index.html", b"home")
+    (folder / "to-folder").symlink_to(outside, target_is_directory=True)
+    (folder / "to-file").symlink_to(outside / "deep" / "keep.txt")
+    assert site.sweep(set()) == 2
+    assert sorted(on_disk(folder)) == ["index.html"]
+    assert (outside / "deep" / "keep.txt").read_text() == "not the site's"
+    assert site.listing == survey(folder)[0]
+    (folder / "kept").symlink_to(outside, target_is_directory=True)
+    assert site.sweep({"kept"}) == 0
+    assert site.listing is None  # a link kept: the state surveys the folder itself (and stops)
 
 
 def test_an_update_rewrites_only_what_changed_as_a_cold_build(
