@@ -11,7 +11,9 @@ once, then each run, side by side and alternating, in new processes:
 * ``python -c pass`` (the interpreter's start, the baseline of whole commands);
 * ``memsite build --clean`` (the whole site from nothing; the read model kept);
 * ``memsite add`` of one fact, then ``memsite build`` into the same folder (going on from the
-  last build): only the build is timed.
+  last build): only the build is timed;
+* the same with the text pass's memo removed first (``cache/findings.marshal``: every
+  category's near duplicates and conflicts found again, as before the memo).
 
 Prints medians, each as a ratio to the build from nothing and with the seconds above the
 interpreter's start, and the load average of the machine meanwhile.
@@ -48,7 +50,7 @@ def bench(store: Path, site: Path, runs: int) -> dict[str, float]:
     memsite = [sys.executable, "-m", "memsite", "--store", str(store)]
     build = [*memsite, "build", "--quiet", "--site-dir", str(site)]
     timed(build)  # the read model and a first state
-    rows: dict[str, list[float]] = {"python": [], "clean": [], "after_add": []}
+    rows: dict[str, list[float]] = {"python": [], "clean": [], "after_add": [], "no_memo": []}
     loads = []
     for run in range(runs):
         rows["python"].append(timed([sys.executable, "-c", "pass"]))
@@ -56,6 +58,10 @@ def bench(store: Path, site: Path, runs: int) -> dict[str, float]:
         fact = f"Run {run}: the cron job rotates the logs at noon"
         timed([*memsite, "add", fact, "-c", "operations"])
         rows["after_add"].append(timed(build))
+        other = f"Run {run}: the nightly job prunes old images"
+        timed([*memsite, "add", other, "-c", "operations"])
+        (store / "cache" / "findings.marshal").unlink(missing_ok=True)
+        rows["no_memo"].append(timed(build))
         loads.append(os.getloadavg()[0])
     found = {name: statistics.median(values) for name, values in rows.items()}
     found["load"] = statistics.median(loads)
@@ -69,8 +75,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--from", dest="sources", action="append", default=[])
     args = parser.parse_args(argv)
     sources = dict(item.split(":", 1) for item in args.sources)
-    print("| entries | python -c pass | build from nothing | build after one add | ratio | load |")
-    print("|---|---|---|---|---|---|")
+    print(
+        "| entries | python -c pass | build from nothing | build after one add | ratio "
+        "| the same without the findings memo | ratio | load |"
+    )
+    print("|---|---|---|---|---|---|---|---|")
     for size in args.sizes:
         work = Path(tempfile.mkdtemp(prefix=f"memsite-rebuild-{size}-"))
         try:
@@ -91,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
             f"| {size:,} | {base * 1000:.0f} ms | {found['clean']:.1f} s "
             f"({(found['clean'] - base):.1f} s above) | {found['after_add']:.1f} s "
             f"({(found['after_add'] - base):.1f} s above) | "
-            f"{found['after_add'] / found['clean']:.2f}× | {found['load']:.1f} |"
+            f"{found['after_add'] / found['clean']:.2f}× | {found['no_memo']:.1f} s | "
+            f"{found['no_memo'] / found['clean']:.2f}× | {found['load']:.1f} |"
         )
     return 0
 
