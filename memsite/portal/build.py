@@ -267,7 +267,13 @@ def build_site(
                 f"another memsite build into {site_dir} is running: wait for it to finish, "
                 "or build into another --site-dir"
             )
-        going_on = reuse if held else None  # None: no lock here, so no state either
+        if held is None and not clean:  # no lock here, so no state either
+            reuse(
+                f"builds into {site_dir} cannot take turns here (no file locks, or "
+                f"{memory.store.relative(memory.store.cache_dir)} cannot be written): "
+                "building the whole site"
+            )
+        going_on = reuse if held else None
         return _build(memory, site_dir, strict, site_url, steps, swap, going_on, clean)
 
 

@@ -7,6 +7,7 @@ import json
 import marshal
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -387,3 +388,21 @@ def test_a_build_while_another_runs_into_the_folder_is_refused(
     assert "another memsite build into" in result.stderr and "Traceback" not in result.stderr
     assert tree(site) == before  # untouched
     assert cli_build(runner, store, site) == []  # and the state is still believed after
+
+
+def test_a_build_that_cannot_take_turns_says_it_builds_whole(tmp_path: Path) -> None:
+    """No lock can be taken where cache/ is a symbolic link (memsite writes nothing through
+    one): no state is read or written, and the build says so in one line."""
+    store = copy_demo(tmp_path / "project")
+    site = tmp_path / "site"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.rmtree(store / "cache", ignore_errors=True)
+    (store / "cache").symlink_to(elsewhere, target_is_directory=True)
+    for _ in range(2):
+        said = build(store, site)
+        assert len(said) == 1 and "cannot take turns here" in said[0], said
+        assert "building the whole site" in said[0]
+    assert list(elsewhere.iterdir()) == []  # nothing written through the link
+    assert build(store, site, clean=True) == []  # asked for a whole build: nothing to say
+    assert_same_as_cold(store, site, tmp_path)
