@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memsite.core import review as rules
+from memsite.core import review_conflicts as conflict_rules
 from memsite.core.records import VERIFY, Record
 from memsite.core.review import Finding
 from memsite.core.schema import ACTIVE
@@ -140,12 +141,12 @@ def scan_findings(
             yield entry
 
     secrets = _secret_scan(memory, seen())
-    silenced, stated = rules.relation_pairs(records)
+    silenced, stated = conflict_rules.relation_pairs(records)
     near, conflicts = category_findings(memory, active, silenced | stated, entry_of)
     ids = {item[0] for facts in active.values() for item in facts}
     return ScanFindings(
         near,
-        conflicts + rules.stated_conflicts(stated, ids, entry_of),
+        conflicts + conflict_rules.stated_conflicts(stated, ids, entry_of),
         secrets,
         digest[0] & _DIGEST_MASK,
     )
@@ -217,14 +218,15 @@ def refuse_unreviewed_secrets(memory: Memory, action: str) -> None:
 
 def conflict_findings(memory: Memory, only: Iterable[str] | None = None) -> list[Finding]:
     """``possible_conflict`` findings over the active facts (``only``: pairs with one of these
-    ids): ``core.review.conflict_findings`` over this operation's state."""
+    ids): ``core.review_conflicts.conflict_findings`` over this operation's state."""
     state = memory.state()
     result = state.result
     per_category: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for entry in result.entries:
         if result.status[entry.id] == ACTIVE:
             per_category[entry.category].append((entry.id, entry.normalized))
-    return rules.conflict_findings(per_category, state.scan.records, result.by_id.__getitem__, only)
+    entry_of = result.by_id.__getitem__
+    return conflict_rules.conflict_findings(per_category, state.scan.records, entry_of, only)
 
 
 def _active_state(memory: Memory) -> tuple[list[Entry], list[Record]]:

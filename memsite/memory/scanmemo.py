@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memsite.core import review as rules
-from memsite.core.review import Finding, Pair
+from memsite.core.review import Finding
+from memsite.core.review_conflicts import Pair, category_conflicts
 
 if TYPE_CHECKING:
     from memsite.core.entry import Entry
@@ -64,7 +65,7 @@ def category_findings(
         else:
             texts = [(item[0], item[4]) for item in items]
             found_near = rules.near_duplicates_in([(category, texts)], entry_of)
-            found_conflicts = rules.category_conflicts(category, texts, set(pairs), entry_of)
+            found_conflicts = category_conflicts(category, texts, set(pairs), entry_of)
         fresh[category] = (key, [tuple(f) for f in found_near], [tuple(f) for f in found_conflicts])
         if found_near:
             near[category] = found_near

@@ -14,8 +14,6 @@ from memsite.core.records import Record, build_record, record_from_object
 from memsite.core.review import (
     KINDS,
     Finding,
-    category_conflicts,
-    conflict_findings,
     cycle,
     dangling,
     drift,
@@ -32,6 +30,7 @@ from memsite.core.review import (
     unknown_category_findings,
     unsafe_path,
 )
+from memsite.core.review_conflicts import category_conflicts, conflict_findings
 from memsite.core.standing import expired
 from memsite.core.trust import held_findings
 from tests.conftest import make_entry

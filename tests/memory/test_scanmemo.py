@@ -13,7 +13,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from memsite.core import review as rules
 from memsite.core.review import Finding
 from memsite.memory import Memory, scanmemo
 from memsite.storage.layout import Store
@@ -118,13 +117,13 @@ def test_an_unchanged_category_is_not_passed_over_again(
         clock.tick(minutes=1)
         memory.add(text.format(n=7), category)
     passed: list[str] = []
-    made = rules.category_conflicts
+    made = scanmemo.category_conflicts
 
     def recorded(category: str, *args: Any, **kwargs: Any) -> list[Finding]:
         passed.append(category)
         return made(category, *args, **kwargs)
 
-    monkeypatch.setattr(rules, "category_conflicts", recorded)
+    monkeypatch.setattr(scanmemo, "category_conflicts", recorded)
     first = _review(memory)
     assert sorted(passed) == ["architecture", "conventions", "operations"]
     passed.clear()
