@@ -95,7 +95,7 @@ def first_result(
         context.close()
 
 
-def measure(site: Path, runs: int, delay: float) -> dict[str, Any]:
+def measure(site: Path, runs: int, delay: float = 0) -> dict[str, Any]:
     from playwright.sync_api import sync_playwright
 
     rows: dict[str, Any] = {}
