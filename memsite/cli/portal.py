@@ -262,6 +262,7 @@ def gh_deploy(
         message=message,
         force=force,
         site_url=site_url,
+        reuse=_rebuild_note,
     )
     if as_json:
         emit_json(

@@ -252,8 +252,11 @@ def gh_deploy(
     message: str | None = None,
     force: bool = False,
     site_url: str | None = None,
+    reuse: Callable[[str], None] | None = None,
 ) -> Deployed:
-    """Build the portal (any failure stops here) and push it to ``branch`` with ghp-import."""
+    """Build the portal (any failure stops here) and push it to ``branch`` with ghp-import.
+    ``reuse``: go on from the last build into the store's site/, as `memsite build` does
+    (and leave a state the next build goes on from); it gets the line why not."""
     import ghp_import
 
     from memsite.portal.build import build_site
@@ -266,7 +269,7 @@ def gh_deploy(
         )
     memory.refuse_unreviewed_secrets("memsite gh-deploy")
     site_dir = memory.store.site_target()  # refused while site/ is, or holds, a link
-    _, _, result = build_site(memory, site_dir, site_url=site_url)
+    _, _, result = build_site(memory, site_dir, site_url=site_url, reuse=reuse)
     mesg = message or (
         f"Deploy the memsite portal ({result.entries} entries) with memsite {__version__}"
     )

@@ -65,6 +65,28 @@ def test_gh_deploy_pushes_the_site(repo: tuple[Path, Path]) -> None:
     assert run(work, "git", "status", "--porcelain", "--untracked-files=no").stdout == ""
 
 
+def test_gh_deploy_goes_on_from_the_last_build_and_leaves_one(repo: tuple[Path, Path]) -> None:
+    """gh-deploy builds into the store's site/ as `memsite build` does: it goes on from the
+    last build (an unchanged page is not written again) and the next build goes on from it."""
+    work, remote = repo
+    memsite = [sys.executable, "-m", "memsite"]
+    assert run(work, *memsite, "build", "--quiet").returncode == 0
+    site = work / ".memsite" / "site"
+    page = next((site / "entries").glob("*/index.html"))
+    before = page.stat()
+    added = run(work, *memsite, "add", "The release branch is cut on Mondays", "-c", "operations")
+    assert added.returncode == 0, added.stderr
+    done = run(work, *memsite, "gh-deploy")
+    assert done.returncode == 0, done.stderr
+    assert "building the whole site" not in done.stderr
+    after = page.stat()
+    assert (after.st_ino, after.st_mtime_ns) == (before.st_ino, before.st_mtime_ns)
+    listing = run(remote, "git", "ls-tree", "-r", "--name-only", "gh-pages").stdout.split()
+    assert len([p for p in listing if p.startswith("entries/") and p.endswith("/index.html")]) == 65
+    again = run(work, *memsite, "build", "--quiet")
+    assert again.returncode == 0 and again.stderr == "", again.stderr
+
+
 def test_gh_deploy_refuses_when_the_build_fails(repo: tuple[Path, Path]) -> None:
     work, remote = repo
     (work / ".memsite" / "config.json").write_text('{"site": {"colour": "blue"}}')
