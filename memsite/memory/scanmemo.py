@@ -9,7 +9,8 @@ Each category's key is a BLAKE2b digest of its facts in id order with everything
 shows of them (id, file, creation time, confidence, normalized text), of the relation pairs
 among them, and of the rules' code and memsite's version: any change to one of them is a
 miss, and a miss costs only the pass it would have saved. The file is bound to this clone
-(``Caches.load_bound``); one that is damaged or does not have the expected shapes is not
+(``Caches.load_bound``), except that the Pages workflow restores it from its last run
+(``MEMSITE_CACHE_RESTORED``); one that is damaged or does not have the expected shapes is not
 believed.
 """
 
@@ -50,7 +51,9 @@ def category_findings(
     category's taken from the memo when its key matches, else found and remembered."""
     caches = memory.model.caches
     path = memory.store.findings_memo
-    saved = _load(caches.load_bound(path, _VERSION).get("categories"))
+    # In the Pages workflow, a memo of an earlier run (another clone) is believed too: its
+    # keys name every fact they were made from.
+    saved = _load(caches.load_bound(path, _VERSION, restored=True).get("categories"))
     fresh: dict[str, _Saved] = {}
     near: dict[str, list[Finding]] = {}
     conflicts: list[Finding] = []

@@ -112,10 +112,11 @@ jobs:
       - name: Configure Pages
         id: pages
         uses: {ACTIONS["configure-pages"]}
-      # The last run's site and build state: the build rewrites only what changed. Whatever
-      # the checkout holds in the cache folder goes first: a build state is believed only
-      # when this workflow restored it (MEMSITE_CACHE_RESTORED). The rest of cache/ is bound
-      # to the clone that made it, and is not kept.
+      # The last run's site, build state and findings memo: the build rewrites only what
+      # changed and reviews again only the categories that changed. Whatever the checkout
+      # holds in the cache folder goes first: these are believed from another clone only
+      # when this workflow restored them (MEMSITE_CACHE_RESTORED). The rest of cache/ is
+      # bound to the clone that made it, and is not kept.
       - name: Clear the checkout's cache folder
         env:
           MEMSITE_STORE_PATH: {_yaml_str(store)}
@@ -125,6 +126,7 @@ jobs:
         with:
           path: |
             {prefix}cache/build-*.marshal
+            {prefix}cache/findings.marshal
             ${{{{ runner.temp }}}}/memsite-site
           key: memsite-{__version__}-${{{{ hashFiles({config}) }}}}-${{{{ github.sha }}}}
           restore-keys: |

@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import marshal
+import os
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,9 @@ from memsite.storage.layout import Store
 from memsite.version import __version__
 
 _SECRETS_VERSION = 2
+# Set by the Pages workflow that `init --github-pages` writes, after it deleted whatever the
+# checkout put in cache/ and restored its own files there: those may come from another clone.
+RESTORED = "MEMSITE_CACHE_RESTORED"
 Verdicts = dict[str, tuple[int, list[str]]]
 
 
@@ -79,9 +83,10 @@ class Caches:
 
     # --- marshalled answers of the memory layer (the trust gate, conflict markers) -------------
 
-    def load_bound(self, path: Path, version: int) -> dict[str, Any]:
+    def load_bound(self, path: Path, version: int, *, restored: bool = False) -> dict[str, Any]:
         """A cache file :meth:`save_bound` wrote with ``version``, in this clone (else {}: a
-        file that came with the files, committed or crafted, is never believed)."""
+        file that came with the files, committed or crafted, is never believed). ``restored``:
+        also one another clone wrote, when the Pages workflow restored it (:data:`RESTORED`)."""
         if self.store.why_unsafe(path) is not None:
             return {}
         try:
@@ -90,7 +95,13 @@ class Caches:
         except (OSError, EOFError, ValueError, TypeError):
             return {}
         stamp = (version, __version__, self.store.home())
-        return saved if isinstance(saved, dict) and saved.get("version") == stamp else {}
+        found = saved.get("version") if isinstance(saved, dict) else None
+        if found == stamp:
+            return saved  # type: ignore[no-any-return]
+        elsewhere = restored and os.environ.get(RESTORED) == "1"
+        if elsewhere and isinstance(found, tuple) and found[:2] == stamp[:2]:
+            return saved  # type: ignore[no-any-return]
+        return {}
 
     def save_bound(self, path: Path, version: int, data: dict[str, Any]) -> None:
         """Write ``data`` to ``path`` in cache/, stamped with ``version``, memsite's version

@@ -186,3 +186,31 @@ def test_a_damaged_memo_is_not_believed(store_root: Path, content: bytes | str |
         path.write_bytes(whole[: len(whole) // 2] if isinstance(content, str) else content)
         assert _review(memory) == honest
         assert marshal.loads(path.read_bytes())  # rewritten whole
+
+
+def test_a_memo_of_another_clone_is_believed_only_where_the_workflow_restored_it(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Pages workflow restores cache/findings.marshal from its last run (another clone)
+    and says so with MEMSITE_CACHE_RESTORED=1; anywhere else a memo that came with the files
+    is never believed."""
+    from memsite.portal import reuse
+    from memsite.storage.cache import RESTORED
+
+    assert RESTORED == reuse.RESTORED  # one name for both caches the workflow restores
+    memory = memory_at(store_root)
+    memory.add("Worker pool size is 4", "operations")
+    honest = _review(memory)
+    planted = _tampered(memory)
+    path = memory.store.findings_memo
+    saved = marshal.loads(path.read_bytes())
+    saved["version"] = (*saved["version"][:2], "/another/clone")
+    path.write_bytes(marshal.dumps(saved))
+    monkeypatch.delenv(RESTORED, raising=False)
+    assert _review(memory) == honest
+    path.write_bytes(marshal.dumps(saved))
+    monkeypatch.setenv(RESTORED, "1")
+    assert planted in _review(memory)
+    saved["version"] = (scanmemo._VERSION, "0.0.0-other", "/another/clone")
+    path.write_bytes(marshal.dumps(saved))
+    assert _review(memory) == honest  # another memsite's memo: never

@@ -62,7 +62,11 @@ def test_the_build_goes_on_from_the_last_runs() -> None:
     assert clear["run"] == 'rm -rf "$MEMSITE_STORE_PATH/cache"'
     assert restore["uses"].startswith("actions/cache@")
     paths = restore["with"]["path"].splitlines()
-    assert paths == [".memsite/cache/build-*.marshal", "${{ runner.temp }}/memsite-site"]
+    assert paths == [
+        ".memsite/cache/build-*.marshal",
+        ".memsite/cache/findings.marshal",
+        "${{ runner.temp }}/memsite-site",
+    ]
     assert "$RUNNER_TEMP/memsite-site" in build["run"]  # the folder the cache restores
     key = restore["with"]["key"]
     assert key.startswith(f"memsite-{__version__}-${{{{ hashFiles('.memsite/config.json') }}}}-")
