@@ -11,7 +11,8 @@ workflow that ``memsite init --github-pages`` writes does on a push that adds on
 * **uncached**: a fresh clone (as ``actions/checkout``), then ``memsite build --strict`` into
   a new folder;
 * **cached**: a fresh clone, the cache folder of the checkout removed, the last run's build
-  state (``cache/build-*.marshal``) and site put back (as ``actions/cache`` restores them),
+  state (``cache/build-*.marshal``), findings memo (``cache/findings.marshal``) and site put
+  back (as ``actions/cache`` restores them),
   then the same build with ``MEMSITE_CACHE_RESTORED=1``.
 
 Both run side by side, alternating, each beside ``python -c pass``; the sites they make are
@@ -51,6 +52,12 @@ def timed(command: list[str], cwd: Path, extra: dict[str, str] | None = None) ->
     return time.perf_counter() - started
 
 
+def kept(clone: Path) -> list[Path]:
+    """The files of cache/ the workflow keeps between runs (``portal.publish``)."""
+    cache = clone / ".memsite" / "cache"
+    return [*cache.glob("build-*.marshal"), *cache.glob("findings.marshal")]
+
+
 def build(clone: Path, site: Path, cached: bool) -> float:
     command = [sys.executable, "-m", "memsite", "--store", ".memsite", "build", "--strict"]
     command += ["--site-dir", str(site), "--quiet"]
@@ -86,7 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         git(work, "clone", "-q", str(origin), str(first))
         build(first, saved / "site", cached=False)
         (saved / "cache").mkdir()
-        for state in (first / ".memsite" / "cache").glob("build-*.marshal"):
+        for state in kept(first):
             shutil.copy2(state, saved / "cache" / state.name)
         rows: dict[str, list[float]] = {"python -c pass": [], "uncached": [], "cached": []}
         for run in range(args.runs):
@@ -103,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
             shutil.copytree(saved / "cache", warm / ".memsite" / "cache")
             site = saved / "site"  # restored where the workflow builds: the same path
             rows["cached"].append(build(warm, site, cached=True))
-            for state in (warm / ".memsite" / "cache").glob("build-*.marshal"):
+            for state in kept(warm):
                 shutil.copy2(state, saved / "cache" / state.name)
             if not same_tree(site, work / f"plain-site-{run}"):
                 raise SystemExit(f"run {run}: the cached build's site differs from the uncached")
