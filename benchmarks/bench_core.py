@@ -59,7 +59,7 @@ def arrive(store: Path, incoming: Path, number: int) -> None:
     the store's: git writes the file, as a `git pull` would."""
     entry_id = str(uuid.uuid4())
     now = datetime.now(UTC)
-    entry = {
+    entry: dict[str, object] = {
         "id": entry_id,
         "category": "operations",
         "content": f"Arrived by git ({number}, {now:%H:%M:%S.%f}): the export runs nightly",

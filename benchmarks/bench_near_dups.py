@@ -76,7 +76,7 @@ def write_store(root: Path, shape: str, size: int) -> Path:
     for n in range(size):
         created = (START + timedelta(seconds=n)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
         entry_id = str(uuid.UUID(int=n + 1))
-        obj = {
+        obj: dict[str, object] = {
             "id": entry_id,
             "category": "operations",
             "content": fact(shape, n),

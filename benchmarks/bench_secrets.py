@@ -1,7 +1,7 @@
 """What the secret scan costs: per `memsite add` at 10k entries, and per fact in-process.
 
 Whole process: `memsite add` of an ordinary fact with the scanner as it is, and with the scan
-disabled (``memsite.memory.writes.refusal`` patched to a no-op before ``memsite.cli.main.main``
+disabled (``memsite.core.secrets.refusal`` patched to a no-op before ``memsite.cli.main.main``
 runs); both start the same way (``python -c``), and runs alternate so that load on a shared
 machine falls on both alike. Also timed: an add that the scanner refuses (the prefilter fires
 and detect-secrets is imported to confirm), and the bare import of detect-secrets' plugins.
@@ -30,13 +30,15 @@ sys.path.insert(0, str(Path(__file__).parent))
 sys.path.insert(0, str(ROOT))
 from gen_store import generate  # noqa: E402
 
-from memsite.core.secrets import _library, prefilter, scan  # noqa: E402
+from memsite.core.detector import _library  # noqa: E402
+from memsite.core.prefilter import prefilter  # noqa: E402
+from memsite.core.secrets import scan  # noqa: E402
 from tests.secrets_corpus import FAKE_SECRETS, ORDINARY_FACTS  # noqa: E402
 
 AS_IS = "import memsite.memory\nfrom memsite.cli.main import main\nmain()"
 NO_SCAN = (
-    "import memsite.memory\n"
-    "memsite.memory.writes.refusal = lambda fields, tags: None\n"
+    "import memsite.core.secrets\n"
+    "memsite.core.secrets.refusal = lambda fields, tags: None\n"
     "from memsite.cli.main import main\nmain()"
 )
 MODULE_IMPORT = (
@@ -44,7 +46,7 @@ MODULE_IMPORT = (
     "start = time.perf_counter()\nimport memsite.core.secrets\nprint(time.perf_counter() - start)"
 )
 LIBRARY_IMPORT = (
-    "import time\nstart = time.perf_counter()\nimport memsite.core.secrets as s\ns._library()\n"
+    "import time\nstart = time.perf_counter()\nimport memsite.core.detector as d\nd._library()\n"
     "print(time.perf_counter() - start)"
 )
 
