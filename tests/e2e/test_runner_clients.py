@@ -10,9 +10,11 @@ project is marked trusted the way each runner records trust.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
+import signal
 import subprocess
 import sys
 import threading
@@ -188,14 +190,19 @@ def test_claude_code_adds_the_prompt_hooks_facts_to_the_conversation(
 
 
 def codex_hooks(codex: str, root: Path, env: dict[str, str]) -> dict[str, Any]:
-    """What Codex's app server (JSON-RPC on stdio) answers to `hooks/list` for ``root``."""
+    """What Codex's app server (JSON-RPC on stdio) answers to `hooks/list` for ``root``.
+
+    The server runs in a session of its own and the whole group is killed at the end: it
+    starts a child of its own that keeps the output pipe open, and once its parent alone was
+    killed, the reader never saw the end of the output and closing the pipe under it hung
+    the suite (seen once in CI-like runs)."""
     requests = [
         {"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "t", "version": "0"}}},
         {"method": "initialized"},
         {"id": 2, "method": "hooks/list", "params": {"cwds": [str(root)]}},
     ]
     lines: queue.Queue[str] = queue.Queue()
-    with subprocess.Popen(
+    server = subprocess.Popen(
         [codex, "app-server"],
         cwd=root,
         env=env,
@@ -203,25 +210,30 @@ def codex_hooks(codex: str, root: Path, env: dict[str, str]) -> dict[str, Any]:
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,
-    ) as server:
-        assert server.stdin is not None and server.stdout is not None
-        output = server.stdout
-        reader = threading.Thread(target=lambda: [lines.put(x) for x in output], daemon=True)
-        reader.start()
-        try:
-            for request in requests:  # it answers only while its input stays open
-                server.stdin.write(json.dumps({"jsonrpc": "2.0", **request}) + "\n")
-            server.stdin.flush()
-            deadline = time.monotonic() + TIMEOUT
-            while True:
-                answer = json.loads(lines.get(timeout=max(deadline - time.monotonic(), 0.1)))
-                if answer.get("id") == 2:
-                    result: dict[str, Any] = answer["result"]
-                    return result
-        finally:
-            server.kill()
-            server.wait()
-            reader.join(TIMEOUT)  # at the end of its output, before the pipes close
+        start_new_session=True,
+    )
+    assert server.stdin is not None and server.stdout is not None
+    output = server.stdout
+    reader = threading.Thread(target=lambda: [lines.put(x) for x in output], daemon=True)
+    reader.start()
+    try:
+        for request in requests:  # it answers only while its input stays open
+            server.stdin.write(json.dumps({"jsonrpc": "2.0", **request}) + "\n")
+        server.stdin.flush()
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            answer = json.loads(lines.get(timeout=max(deadline - time.monotonic(), 0.1)))
+            if answer.get("id") == 2:
+                result: dict[str, Any] = answer["result"]
+                return result
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(server.pid, signal.SIGKILL)  # the server and whatever it started
+        server.wait()
+        server.stdin.close()
+        reader.join(TIMEOUT)  # at the end of its output
+        if not reader.is_alive():  # never closed under a reader still blocked in it
+            output.close()
 
 
 def test_codex_loads_the_prompt_hook(per_prompt_project: Path, tmp_path: Path) -> None:
