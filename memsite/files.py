@@ -24,8 +24,12 @@ import stat
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from memsite.errors import InvalidInputError, StorageError
+
+if TYPE_CHECKING:
+    import hashlib
 
 TEMP_MAX_AGE = 3600.0
 TEMP_SUFFIX = ".tmp"
@@ -309,3 +313,20 @@ def remove_files(paths: Iterable[Path]) -> int:
             path.unlink()
             removed += 1
     return removed
+
+
+def digest_tree(digest: hashlib.blake2b, top: Path, suffix: str = "") -> None:
+    """Feed ``digest`` every file under ``top`` whose name ends with ``suffix``, in a fixed
+    order: its path relative to ``top``, then a BLAKE2b of its bytes (one that cannot be read
+    counts by its name alone). What a cache keyed to code or templates is made from."""
+    import hashlib
+
+    for folder, dirs, names in os.walk(top):
+        dirs.sort()
+        for name in sorted(names):
+            if not name.endswith(suffix):
+                continue
+            path = os.path.join(folder, name)
+            digest.update(os.path.relpath(path, top).encode("utf-8", "surrogateescape"))
+            with contextlib.suppress(OSError), open(path, "rb") as handle:
+                digest.update(hashlib.blake2b(handle.read(), digest_size=16).digest())

@@ -128,9 +128,9 @@ def scan_findings(
     facts kept only as what a finding shows of them for the near-duplicates and conflicts,
     which are remembered by category (``memory.scanmemo``). ``entry_of`` gives the entry of
     an id a finding names."""
-    from memsite.memory.scanmemo import category_findings, shown
+    from memsite.memory.scanmemo import Shown, category_findings, shown
 
-    active: dict[str, list[tuple[str, str, str, str, str]]] = {}
+    active: dict[str, list[Shown]] = {}
     digest = [0]  # seen_digest of the pairs met, summed as they come (not all held)
 
     def seen() -> Iterator[Entry]:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from memsite.core import review as rules
 from memsite.core.review import Finding
 from memsite.core.review_conflicts import Pair, category_conflicts
+from memsite.files import digest_tree
 
 if TYPE_CHECKING:
     from memsite.core.entry import Entry
@@ -93,9 +94,7 @@ def _rules_stamp() -> bytes:
     from memsite.version import __version__
 
     digest = hashlib.blake2b(__version__.encode(), digest_size=16)
-    core = Path(rules.__file__).parent
-    for path in sorted(core.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    digest_tree(digest, Path(rules.__file__).parent, ".py")
     return digest.digest()
 
 

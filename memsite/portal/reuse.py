@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memsite.errors import StorageError
-from memsite.files import write_atomic
+from memsite.files import digest_tree, write_atomic
 from memsite.version import __version__
 
 if TYPE_CHECKING:
@@ -73,17 +73,9 @@ def inputs() -> tuple[Any, ...]:
     for name in _LIBRARIES:
         with contextlib.suppress(PackageNotFoundError):
             digest.update(f"{name}={version(name)};".encode())
-    code = Path(memsite.__file__).parent
-    for top in (code, templates_dir(), site_config_dir()):
-        for folder, dirs, names in os.walk(top):
-            dirs.sort()
-            for name in sorted(names):
-                if top == code and not name.endswith(".py"):
-                    continue
-                path = os.path.join(folder, name)
-                digest.update(os.path.relpath(path, top).encode("utf-8", "surrogateescape"))
-                with contextlib.suppress(OSError), open(path, "rb") as handle:
-                    digest.update(hashlib.blake2b(handle.read(), digest_size=16).digest())
+    digest_tree(digest, Path(memsite.__file__).parent, ".py")
+    digest_tree(digest, templates_dir())
+    digest_tree(digest, site_config_dir())
     return (FORMAT, __version__, sys.version_info[:2], digest.digest())
 
 

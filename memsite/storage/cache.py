@@ -94,14 +94,12 @@ class Caches:
                 saved = marshal.load(handle)
         except (OSError, EOFError, ValueError, TypeError):
             return {}
-        stamp = (version, __version__, self.store.home())
-        found = saved.get("version") if isinstance(saved, dict) else None
-        if found == stamp:
-            return saved  # type: ignore[no-any-return]
-        elsewhere = restored and os.environ.get(RESTORED) == "1"
-        if elsewhere and isinstance(found, tuple) and found[:2] == stamp[:2]:
-            return saved  # type: ignore[no-any-return]
-        return {}
+        if not isinstance(saved, dict):
+            return {}
+        stamp, found = (version, __version__, self.store.home()), saved.get("version")
+        elsewhere = restored and os.environ.get(RESTORED) == "1"  # the clone aside
+        same = found == stamp or (elsewhere and isinstance(found, tuple) and found[:2] == stamp[:2])
+        return saved if same else {}
 
     def save_bound(self, path: Path, version: int, data: dict[str, Any]) -> None:
         """Write ``data`` to ``path`` in cache/, stamped with ``version``, memsite's version
