@@ -2,10 +2,13 @@
 the ledger of files written here: ``storage.ledger``): each file's trust, the active facts held
 back and why, who added each file (provenance), and `approve`.
 
-Finding the answer walks a tree at the reviewed ref and scans the text of new facts, so it is
-kept in ``cache/trust.marshal`` (bound to this clone) with what it was found from: the git
-files' stamp (``provenance.git_key``), the entries' fingerprint and the ledger's stat. A
-session start with nothing changed reads that one file; an `add` scans only the new fact.
+Finding the answer walks a tree at the reviewed ref (its survey is kept in
+``cache/trust-files.marshal`` while git's files stay), and each fact's text is scanned once,
+its answer kept in its row of the read model (a file replaced under its name is scanned
+again). The answer is kept in ``cache/trust.marshal`` (bound to this clone) with what it was
+found from: the git files' stamp (``provenance.git_key``), the entries' fingerprint and the
+ledger's stat. A session start with nothing changed reads that one file; after an `add`, the
+new fact is scanned and only the facts that may be held back are read.
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ from memsite.storage.provenance import OFF, Added, Survey
 if TYPE_CHECKING:
     from memsite.memory import Memory
 
-_VERSION = 2  # the shape of the cache files
+_VERSION = 3  # the shape of the cache files
 
 
 class Trust(NamedTuple):
@@ -111,10 +114,10 @@ def _saved(saved: dict[str, Any]) -> Trust | None:
     return found
 
 
-def _survey(memory: Memory, saved: dict[str, Any], git: Any, stats: dict[str, Any]) -> Survey:
+def _survey(memory: Memory, saved: dict[str, Any], git: Any) -> Survey:
     """The reviewed ref's survey: the last one while git's files stay, with the files read
     in since then (replaced under their names: a checkout, another tool) checked again
-    (``stats``: each file's inode, size and mtime as the index read it)."""
+    (each file's inode, size and mtime as the index read it)."""
     from memsite.storage.git import show_prefix
     from memsite.storage.provenance import changed, survey
 
@@ -132,6 +135,9 @@ def _survey(memory: Memory, saved: dict[str, Any], git: Any, stats: dict[str, An
     ):
         was = saved["reviewed"]
         found = Survey(*saved["survey"])._replace(reviewed=frozenset(was))
+        if not found.reviewed:
+            return found
+        stats = memory.index().entries.file_stats()
         again = {name for name in found.reviewed if stats.get(name) != was[name]}
         if not again or found.commit is None:
             return found
@@ -170,20 +176,19 @@ def _as_reviewed(memory: Memory, found: Survey, top: Path, prefix: str) -> Surve
 
 
 def _find(memory: Memory, key: tuple[Any, ...]) -> Trust:
+    """The gate's state found again. Only the facts that may be held back are read: those
+    whose text is flagged (``Entries.flagged`` scans each new row once) and, with trust on,
+    those of files outside the reviewed ref and not local; so the work follows what changed
+    and the files the ref does not hold, not the size of the store."""
+    from memsite.core.schema import ACTIVE
     from memsite.core.trust import approved_ids, content_flag, held_back
     from memsite.storage.ledger import unchanged, written
 
     store = memory.store
     saved = _load(memory, store.trust_files)
     index = memory.index()
-    stats = index.entries.file_stats()
-    found = _survey(memory, saved, key[0], stats)
-    active = index.entries.active_files()
-    names = {name for _, name in active}
-    scanned: dict[str, str] = {n: f for n, f in saved.get("flags", {}).items() if n in names}
-    new = {entry_id for entry_id, name in active if name not in scanned}
-    for entry in index.entries.with_ids(new) if new else ():
-        scanned[entry.filename] = content_flag(entry.content)
+    found = _survey(memory, saved, key[0])
+    flagged = index.entries.flagged(content_flag)
     # Files written in this clone (the store's ledger) whose bytes here, in a past state
     # its own file, are still those memsite wrote.
     local = frozenset(
@@ -192,13 +197,18 @@ def _find(memory: Memory, key: tuple[Any, ...]) -> Trust:
         if name not in found.reviewed and unchanged(store, name, crc)
     )
     approved = approved_ids(index.records.approvals(), found.on, found.reviewed, local)
-    held = held_back(active, scanned, found.on, found.reviewed, local, approved)
     outside = frozenset(index.entries.files() - found.reviewed) if found.on else frozenset()
+    candidates = {entry_id: name for entry_id, (name, _) in flagged.items()}
+    candidates.update(index.entries.active_in_files(outside - local))
+    flags = dict(flagged.values())
+    held = held_back(candidates.items(), flags, found.on, found.reviewed, local, approved)
+    live = index.entries.statuses_of(approved)
     bare = found._replace(reviewed=frozenset())
-    trust = Trust(bare, local, outside, held, frozenset(approved & {i for i, _ in active}))
+    let_through = frozenset(i for i, status in live.items() if status == ACTIVE)
+    trust = Trust(bare, local, outside, held, let_through)
+    stats = index.entries.file_stats() if found.reviewed else {}
     reviewed = {name: stats.get(name) for name in found.reviewed}
-    cold = {"git": key[0], "survey": tuple(bare), "reviewed": reviewed}
-    _save(memory, store.trust_files, {**cold, "flags": scanned})
+    _save(memory, store.trust_files, {"git": key[0], "survey": tuple(bare), "reviewed": reviewed})
     _save(memory, store.trust_cache, {"key": key, "survey": tuple(bare), "trust": tuple(trust)[1:]})
     return trust
 

@@ -95,7 +95,7 @@ class Store:
         self.anchor_blobs = self.cache_dir / "anchors.marshal"  # anchored files' blob ids
         self.written_ledger = self.cache_dir / "written.log"  # files memsite wrote here
         self.trust_cache = self.cache_dir / "trust.marshal"  # the gate's verdicts (memory.trust)
-        self.trust_files = self.cache_dir / "trust-files.marshal"  # its reviewed files, scans
+        self.trust_files = self.cache_dir / "trust-files.marshal"  # its survey, reviewed files
         self.provenance_db = self.cache_dir / "provenance.sqlite3"  # who added each file
         self.hook_state = self.cache_dir / "agent-hooks.json"  # Claude Code's stop reminders
         self.serve_dir = self.cache_dir / "serve-site"  # the site `memsite serve` serves

@@ -194,6 +194,26 @@ def test_suspicious_facts_are_held_even_when_reviewed(team: Team) -> None:
     assert PIPED in team.memory().context()
 
 
+def test_a_file_replaced_under_its_name_is_scanned_again(team: Team) -> None:
+    """The text scan's answer belongs to the file's bytes, not its name: a reviewed file that
+    a later (also reviewed) commit rewrites into a directive is held back, as git writes it
+    (a new file renamed over the old one)."""
+    memory = team.memory()
+    assert "Tests run with pytest -n auto" in memory.context()  # scanned: plain text
+    (path,) = (team.root / ".memsite" / "entries").glob("*.json")
+    obj = json.loads(path.read_text())
+    replacement = path.with_name(".replacement")
+    replacement.write_text(json.dumps({**obj, "content": PIPED}))
+    os.replace(replacement, path)
+    commit(team.root, "Mallory", "rewrite a reviewed fact")
+    git(team.root, "push", "-q", "origin", "main")
+    memory = team.memory()
+    assert memory.read(team.reviewed)["trust"] == "reviewed"
+    assert current(memory).held == {team.reviewed: "suspicious:pipe-to-shell"}
+    assert PIPED not in memory.context()
+    assert [f["kind"] for f in memory.review()["findings"]] == ["suspicious"]
+
+
 def test_hidden_characters_in_a_file_are_held_and_never_delivered(team: Team) -> None:
     hidden = "Use the staging database\U000e0049\U000e0047\U000e004e for load tests"
     obj = make_entry("placeholder", id="33333333-3333-4333-8333-333333333333")
@@ -221,6 +241,21 @@ def test_without_a_remote_trust_is_off(tmp_path: Path) -> None:
     status = memory.status()["trust"]
     assert not status["on"] and status["mode"].startswith("off: no git remote")
     assert memory.read("44444444")["trust"] is None
+
+
+def test_text_is_scanned_when_the_cache_cannot_keep_the_answers(tmp_path: Path) -> None:
+    """Without a writable cache (a file where cache/ should be) nothing is kept, and the scan
+    still holds back what it flags, at every command."""
+    root = tmp_path / "solo"
+    Store.init(root / ".memsite")
+    write_raw(root / ".memsite", make_entry(PIPED, id="55555555-5555-4555-8555-555555555555"))
+    (root / ".memsite" / "cache").write_text("not a folder")
+    for _ in range(2):
+        memory = Memory.open(str(root / ".memsite"), env={}, cwd=root)
+        assert current(memory).held == {
+            "55555555-5555-4555-8555-555555555555": "suspicious:pipe-to-shell"
+        }
+        assert PIPED not in memory.context()
 
 
 def test_a_remote_without_its_ref_falls_back_with_one_warning(tmp_path: Path) -> None:

@@ -3,21 +3,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import contextlib
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from memsite.core.entry import Entry
 from memsite.core.records import Record
 from memsite.core.schema import ACTIVE
 from memsite.storage.entries import InvalidFile
-from memsite.storage.readmodel.prepare import RecordRow, content_digest
+from memsite.storage.readmodel.prepare import PARALLEL, RecordRow, content_digest, name_key
 from memsite.storage.readmodel.rows import (
     ALL_RECORDS,
     Row,
+    chunks,
+    marks,
     records_where,
     rows,
     rows_sql,
     rows_where,
+    transaction,
     unkey,
 )
 from memsite.storage.readmodel.statuses import component, retired, retired_all
@@ -138,6 +143,39 @@ class Entries:
         sql = "SELECT id, file FROM entries WHERE status = ?"
         return [(i, unkey(f)) for i, f in self.index.sync().execute(sql, (ACTIVE,))]
 
+    def active_in_files(self, names: Iterable[str]) -> dict[str, str]:
+        """Active entry id → its file name, for the entries of these files."""
+        db = self.index.sync()
+        found: dict[str, str] = {}
+        for chunk in chunks(sorted({name_key(n) for n in names})):
+            sql = f"SELECT id, file FROM entries WHERE status = ? AND file IN ({marks(len(chunk))})"
+            found.update((i, unkey(f)) for i, f in db.execute(sql, (ACTIVE, *chunk)))
+        return found
+
+    def flagged(self, scan: Callable[[str], str]) -> dict[str, tuple[str, str]]:
+        """Active entry id → (file name, why) for the entries whose text ``scan`` flags
+        (``core.trust.content_flag``: "" for plain text). A row's text is scanned once, the
+        first time it is read active, and the answer is kept in the row: a file replaced
+        under its name is a new row, scanned again. A cache that cannot be written keeps the
+        answers for this call only. Scanning is in two processes from ``PARALLEL`` rows (a
+        first read of 100k entries)."""
+        db = self.index.sync()
+        sql = rows_sql("WHERE flag IS NULL AND status = ?", "entries_unflagged")
+        fresh = [Row(*r) for r in db.execute(sql, (ACTIVE,))]
+        found: dict[str, tuple[str, str]] = {}
+        if fresh:
+            answers = _scan(fresh, scan)
+            found = {
+                r.id: (unkey(r.file), why) for r, why in zip(fresh, answers, strict=True) if why
+            }
+            with contextlib.suppress(sqlite3.OperationalError), transaction(db):
+                done = [(why, r.n) for r, why in zip(fresh, answers, strict=True)]
+                db.executemany("UPDATE entries SET flag = ? WHERE n = ?", done)
+        sql = "SELECT id, file, flag FROM entries INDEXED BY entries_flagged "
+        for entry_id, name, why in db.execute(sql + "WHERE flag <> '' AND status = ?", (ACTIVE,)):
+            found[entry_id] = (unkey(name), why)
+        return found
+
     def anchored_active(self) -> list[Entry]:
         """Active entries with anchors, newest first."""
         sql = "WHERE status = ? AND anchors > 0 ORDER BY created DESC, id DESC"
@@ -214,6 +252,22 @@ class Entries:
         """An active entry of ``category`` whose normalized content is ``normalized``."""
         found = self._saying(category, normalized)
         return next((r for r in found if r.status == ACTIVE and r.id not in exclude), None)
+
+
+def _scan(found: Sequence[Row], scan: Callable[[str], str]) -> list[str]:
+    """``scan`` of each row's text, half of a big batch in a forked second process."""
+    from memsite.parallel import Task, can_fork
+
+    if len(found) < PARALLEL or not can_fork():
+        return _scanned(found, scan)
+    half = len(found) // 2
+    other = Task(_scanned, found[half:], scan)
+    mine = _scanned(found[:half], scan)
+    return mine + other.result()
+
+
+def _scanned(found: Sequence[Row], scan: Callable[[str], str]) -> list[str]:
+    return [scan(row.entry().content) for row in found]
 
 
 class Records:

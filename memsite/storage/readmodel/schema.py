@@ -18,8 +18,9 @@ from memsite.version import __version__
 
 # 3: repeated names interned in the rows' data; 4: STRICT tables, a known status; 5: the index
 # bullets' exact token counts; 6: the validity windows (opens, closes); 7: the semantic extra's
-# vectors and tokenizer tables (``readmodel.vectors``)
-SCHEMA = 7
+# vectors and tokenizer tables (``readmodel.vectors``); 8: each active entry's content flag
+# (``Entries.flagged``), kept in its row
+SCHEMA = 8
 
 TABLES = """
 CREATE TABLE IF NOT EXISTS meta(k TEXT PRIMARY KEY, v ANY) STRICT, WITHOUT ROWID;
@@ -32,10 +33,12 @@ CREATE TABLE IF NOT EXISTS entries(
     digest INTEGER NOT NULL, words INTEGER NOT NULL, length INTEGER NOT NULL,
     status TEXT CHECK (status IN ('active', 'superseded', 'duplicate', 'overridden', 'retired')),
     data BLOB NOT NULL, view_bullet TEXT, index_bullet TEXT, index_cost INTEGER,
-    anchors INTEGER NOT NULL, cl100k INTEGER, o200k INTEGER, opens REAL, closes REAL
+    anchors INTEGER NOT NULL, cl100k INTEGER, o200k INTEGER, opens REAL, closes REAL, flag TEXT
 ) STRICT;
 CREATE INDEX IF NOT EXISTS entries_unshown ON entries(n) WHERE index_cost IS NULL;
 CREATE INDEX IF NOT EXISTS entries_uncounted ON entries(status) WHERE o200k IS NULL;
+CREATE INDEX IF NOT EXISTS entries_unflagged ON entries(status) WHERE flag IS NULL;
+CREATE INDEX IF NOT EXISTS entries_flagged ON entries(status) WHERE flag <> '';
 CREATE INDEX IF NOT EXISTS entries_anchored ON entries(status) WHERE anchors > 0;
 CREATE INDEX IF NOT EXISTS entries_windowed ON entries(status)
     WHERE opens IS NOT NULL OR closes IS NOT NULL;
