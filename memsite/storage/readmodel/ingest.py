@@ -50,10 +50,7 @@ def take_in(index: Index) -> None:
     db = index.db
     probe = index.probe()
     before = index.dir_state()
-    listed = _listing(index)
-    known = {unkey(name): ino for name, ino in db.execute("SELECT name, ino FROM files")}
-    added = [name for name, ino in listed.items() if known.get(name) != ino]
-    removed = [name for name, ino in known.items() if listed.get(name) != ino]
+    added, removed = changes(_listing(index), _known(db))
     after = index.dir_state()
     where = index.store.relative(index.path)
     index.announce(
@@ -81,6 +78,35 @@ def _listing(index: Index) -> dict[str, int]:
                 found[name] = item.inode()
     index.set_meta(temporaries=int(temporaries))
     return found
+
+
+def _known(db: sqlite3.Connection) -> dict[str, int]:
+    """File name → inode as the files table holds them; the few names that are not valid
+    UTF-8 (keys starting with NUL, ``prepare.name_key``) decoded apart, so that the rest is
+    read as it is stored."""
+    found = dict(db.execute("SELECT name, ino FROM files WHERE name >= ?", ("\x01",)))
+    marked = db.execute("SELECT name, ino FROM files WHERE name < ?", ("\x01",))
+    found.update((unkey(name), ino) for name, ino in marked)
+    return found
+
+
+def changes(listed: dict[str, int], known: dict[str, int]) -> tuple[list[str], list[str]]:
+    """(added, removed): the names listed with an inode the index does not hold for them, and
+    the names the index holds that are not listed with theirs (a file replaced under its name
+    is both). Set and dict operations in C: at 100k names, a comparison name by name in
+    Python cost ~0.1 s after each merge."""
+    added = listed.keys() - known.keys()
+    removed = known.keys() - listed.keys()
+    kept, held = dict(listed), dict(known)
+    for name in added:
+        del kept[name]
+    for name in removed:
+        del held[name]
+    if kept != held:  # the same names, not the same files
+        replaced = {name for name, ino in kept.items() if held[name] != ino}
+        added |= replaced
+        removed |= replaced
+    return sorted(added), sorted(removed)
 
 
 class _Gone(NamedTuple):
