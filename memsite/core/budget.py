@@ -66,11 +66,7 @@ def render_items(
     cannot, see the module docstring); bullets are dropped from the end while it says more
     than ``budget``.
     """
-    ordered = {
-        c: sorted(items, key=lambda i: (i.id in late, i.low))
-        for c, items in sections.items()
-        if items
-    }
+    ordered = {c: _late_last(items, late) for c, items in sections.items() if items}
     available = budget - HEADER_TOKENS
     if available <= 0 or not ordered:
         return INDEX_HEADER
@@ -109,6 +105,18 @@ def render_items(
         chosen[last].discard(drop)
         text = _assemble(ordered, chosen, lines)
     return text
+
+
+def _late_last(items: Sequence[IndexItem], late: Collection[str]) -> list[IndexItem]:
+    """``items`` in their order, but those in ``late`` after the others and low confidence last
+    among each: a stable partition (a sort by key costs ~0.05 s at 78k facts)."""
+    if not late:
+        firm = [i for i in items if not i.low]
+        return firm if len(firm) == len(items) else firm + [i for i in items if i.low]
+    groups: tuple[list[IndexItem], ...] = ([], [], [], [])
+    for item in items:
+        groups[2 * (item.id in late) + item.low].append(item)
+    return [item for group in groups for item in group]
 
 
 def _heading(category: str) -> str:

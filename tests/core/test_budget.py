@@ -17,6 +17,7 @@ from memsite.core.budget import (
     INDEX_HEADER,
     IndexItem,
     _heading,
+    _late_last,
     footer,
     index_item,
     render_items,
@@ -266,6 +267,22 @@ def test_low_confidence_entries_go_last() -> None:
     shown = [line for line in text.splitlines() if line.startswith("- ")]
     assert shown and all(int(line.split()[2]) % 2 == 0 for line in shown)
     assert "fact 58 " in text  # newest high-confidence first
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 30), st.booleans(), st.integers(0, 1))),
+)
+def test_late_and_low_facts_go_last_in_their_order(shape: list[tuple[int, bool, int]]) -> None:
+    """The stable partition is the sort by (late, low) it replaced, for bool and SQL 0/1
+    flags, with and without late facts."""
+    items = [
+        IndexItem(f"id{k}", "", n, bool(low) if k % 2 else low)
+        for k, (n, _, low) in enumerate(shape)
+    ]
+    late = {item.id for item, (_, is_late, _) in zip(items, shape, strict=True) if is_late}
+    for chosen in (late, set()):
+        expected = sorted(items, key=lambda i: (i.id in chosen, bool(i.low)))
+        assert _late_last(items, chosen) == expected
 
 
 def test_an_entry_too_long_is_skipped_and_shorter_ones_still_fit() -> None:
