@@ -16,10 +16,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memsite.errors import GitError
 from memsite.storage.git import commit_of, run_git
+
+if TYPE_CHECKING:
+    import sqlite3
 
 DEFAULT_REFS = ("origin/HEAD", "origin/main", "origin/master")
 _SIGNATURES = frozenset("GBUXYRNE")  # git's %G? letters
@@ -218,13 +221,22 @@ def changed(top: Path, commit: str, folder: str, names: list[str]) -> frozenset[
 def added(folder: Path) -> dict[str, Added]:
     """File name in ``folder`` → the commit that added it (the oldest in HEAD's history), from
     one ``git log`` for all; empty without git or commits."""
+    return _log(folder, "HEAD") or {}
+
+
+def _log(folder: Path, revisions: str) -> dict[str, Added] | None:
+    """:func:`added` for the history of ``revisions`` (a commit, or ``OLD..NEW``: the commits
+    since OLD); None when git fails."""
     text = _answer(
         folder,
         *("-c", "core.quotePath=false", "log", "--diff-filter=A", "--no-renames"),
-        *("--relative", "--name-only", "--format=%x00%H%x1f%an%x1f%ae%x1f%aI%x1f%G?", "--", "."),
+        *("--relative", "--name-only", "--format=%x00%H%x1f%an%x1f%ae%x1f%aI%x1f%G?"),
+        *(revisions, "--", "."),
     )
+    if text is None:
+        return None
     found: dict[str, Added] = {}
-    for block in (text or "").split("\0"):
+    for block in text.split("\0"):
         head, _, names = block.partition("\n")
         fields = head.split("\x1f")
         if len(fields) != 5 or len(fields[0]) not in (40, 64):
@@ -240,32 +252,25 @@ def added(folder: Path) -> dict[str, Added]:
 def lookup_added(
     path: Path, key: Any, names: list[str], folder: Path, home: str
 ) -> dict[str, Added]:
-    """:func:`added` for ``names``, from the SQLite cache at ``path`` (built again by one
-    ``git log`` when ``key``, the git files' stamp, or ``home``, the clone, changed)."""
-    import marshal
+    """:func:`added` for ``names``, from the SQLite cache at ``path``, brought up to date when
+    ``key`` (the git files' stamp) changed: by the commits since the HEAD it was made at when
+    that commit is in HEAD's history (a commit, a pull, a merge: ~1.5 s less at 100k files
+    than reading the whole history again), else by one ``git log`` of the whole history (a
+    rebase or reset, another clone's cache (``home``), ``key`` None)."""
     import sqlite3
 
-    stamp = marshal.dumps((key, home)).hex()
     try:
         db = sqlite3.connect(path, isolation_level=None)
     except sqlite3.Error:
         every = added(folder)
         return {n: every[n] for n in names if n in every}
     try:
-        db.execute("CREATE TABLE IF NOT EXISTS meta(stamp TEXT) STRICT")
+        db.execute("CREATE TABLE IF NOT EXISTS state(stamp TEXT, home TEXT, head TEXT) STRICT")
         db.execute(
             "CREATE TABLE IF NOT EXISTS added(name TEXT PRIMARY KEY, 'commit' TEXT, "
             "author TEXT, email TEXT, date TEXT, signature TEXT) STRICT, WITHOUT ROWID"
         )
-        row = db.execute("SELECT stamp FROM meta").fetchone()
-        if row is None or row[0] != stamp or key is None:
-            rows = [(name, *info) for name, info in added(folder).items()]
-            db.execute("BEGIN IMMEDIATE")
-            db.execute("DELETE FROM added")
-            db.execute("DELETE FROM meta")
-            db.executemany("INSERT INTO added VALUES (?, ?, ?, ?, ?, ?)", rows)
-            db.execute("INSERT INTO meta VALUES (?)", (stamp,))
-            db.execute("COMMIT")
+        _bring_up_to_date(db, key, folder, home)
         found: dict[str, Added] = {}
         wanted = sorted(set(names))
         for start in range(0, len(wanted), 400):
@@ -279,3 +284,52 @@ def lookup_added(
         return {n: every[n] for n in names if n in every}
     finally:
         db.close()
+
+
+def _bring_up_to_date(db: sqlite3.Connection, key: Any, folder: Path, home: str) -> None:
+    """The cache's rows for HEAD as it is now (see :func:`lookup_added`). A name that the new
+    commits add again (a file added on two branches) takes the whole history: which of its
+    commits is the oldest is for one ``git log`` to say. The cached HEAD is read from a file
+    anyone could write: only a commit id is ever passed to git."""
+    import marshal
+    import re
+
+    stamp = marshal.dumps(key).hex()
+    row = db.execute("SELECT stamp, home, head FROM state").fetchone()
+    if row is not None and row[0] == stamp and row[1] == home and key is not None:
+        return
+    head = (_answer(folder, "rev-parse", "-q", "--verify", "HEAD^{commit}") or "").strip()
+    was = row[2] if row is not None and row[1] == home and key is not None else None
+    newer = None
+    if (
+        isinstance(was, str)
+        and re.fullmatch("[0-9a-f]{40}|[0-9a-f]{64}", was)
+        and head
+        and _answer(folder, "merge-base", "--is-ancestor", was, head) is not None
+    ):
+        newer = _log(folder, f"{was}..{head}")
+        if newer is not None and _any_known(db, list(newer)):
+            newer = None
+    whole = newer is None
+    if whole:
+        newer = _log(folder, head or "HEAD") or {}
+    db.execute("BEGIN IMMEDIATE")
+    if db.execute("SELECT stamp, home, head FROM state").fetchone() != row:
+        db.execute("ROLLBACK")  # another process brought it up to date meanwhile
+        return
+    if whole:
+        db.execute("DELETE FROM added")
+    rows = [(name, *info) for name, info in (newer or {}).items()]
+    db.executemany("INSERT OR REPLACE INTO added VALUES (?, ?, ?, ?, ?, ?)", rows)
+    db.execute("DELETE FROM state")
+    db.execute("INSERT INTO state VALUES (?, ?, ?)", (stamp, home, head))
+    db.execute("COMMIT")
+
+
+def _any_known(db: sqlite3.Connection, names: list[str]) -> bool:
+    for start in range(0, len(names), 400):
+        chunk = names[start : start + 400]
+        marks = ", ".join("?" * len(chunk))
+        if db.execute(f"SELECT 1 FROM added WHERE name IN ({marks}) LIMIT 1", chunk).fetchone():
+            return True
+    return False

@@ -79,3 +79,67 @@ def test_the_lookup_is_cached_by_the_key(clone: Path, tmp_path: Path) -> None:
     assert p.lookup_added(db, ("k", 1), ["b.json"], entries, "home") == {}  # same key: cached
     assert set(p.lookup_added(db, ("k", 2), ["b.json"], entries, "home")) == {"b.json"}
     assert set(p.lookup_added(db, ("k", 2), ["b.json"], entries, "other")) == {"b.json"}
+
+
+def test_the_lookup_follows_new_commits_as_a_whole_log_would(
+    clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After each change of history (a commit, a merge of a branch, the same file added on
+    two branches, a reset that rewrites history) the cache answers what one ``git log`` of
+    the whole history answers; a commit on top of the cached HEAD reads only the new ones."""
+    entries = clone / "mem" / "entries"
+    db = tmp_path / "provenance.sqlite3"
+    step = 0
+
+    def agrees() -> dict[str, p.Added]:
+        nonlocal step
+        step += 1
+        names = [*sorted(n.name for n in entries.iterdir()), "gone.json"]
+        found = p.lookup_added(db, ("k", step), names, entries, "home")
+        assert found == {n: a for n, a in p.added(entries).items() if n in names}
+        return found
+
+    agrees()
+    (entries / "b.json").write_text("{}\n")
+    commit(clone, "Bob", "b")
+    logs = tmp_path / "trace"
+    with monkeypatch.context() as patched:
+        patched.setenv("GIT_TRACE", str(logs))
+        assert set(agrees()) == {"a.json", "b.json"}
+    assert ".." in logs.read_text()  # the commits since the cached HEAD, not the whole log
+    git(clone, "checkout", "-q", "-b", "side", "HEAD~1")
+    (entries / "c.json").write_text("{}\n")
+    (entries / "b.json").write_text("{}\n")  # the same file, added on the branch too
+    commit(clone, "Carol", "c and b")
+    git(clone, "checkout", "-q", "main")
+    (entries / "d.json").write_text("{}\n")
+    commit(clone, "Dan", "d")
+    agrees()
+    git(clone, "merge", "-q", "--no-edit", "side")
+    assert set(agrees()) == {"a.json", "b.json", "c.json", "d.json"}
+    git(clone, "reset", "-q", "--hard", "HEAD~2")  # history rewritten: only a.json and b.json
+    assert set(agrees()) == {"a.json", "b.json"}
+    (entries / "e.json").write_text("{}\n")
+    commit(clone, "Eve", "e")
+    assert set(agrees()) == {"a.json", "b.json", "e.json"}
+
+
+@pytest.mark.parametrize("planted", ["HEAD~1", "--output=planted"])
+def test_a_crafted_cached_head_is_never_passed_to_git(
+    clone: Path, tmp_path: Path, planted: str
+) -> None:
+    """The cache is a file anyone could write: a HEAD in it that is not a commit id (a
+    revision git would resolve, an option) takes the whole history instead."""
+    import sqlite3
+
+    entries = clone / "mem" / "entries"
+    db = tmp_path / "provenance.sqlite3"
+    p.lookup_added(db, ("k", 1), ["a.json"], entries, "home")
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE state SET head = ?", (planted,))
+        conn.execute("DELETE FROM added")  # what a range from the planted HEAD would miss
+    (entries / "b.json").write_text("{}\n")
+    commit(clone, "Bob", "b")
+    found = p.lookup_added(db, ("k", 2), ["a.json", "b.json"], entries, "home")
+    assert found == p.added(entries) and set(found) == {"a.json", "b.json"}
+    assert not (clone / "mem" / "entries" / "planted").exists()
