@@ -16,7 +16,7 @@ and bullets are dropped from the end until it fits.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from typing import NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from memsite.core.entry import Entry
 from memsite.core.estimate import estimate_tokens
@@ -46,6 +46,33 @@ def index_item(entry: Entry, *, full: bool = False) -> IndexItem:
     return IndexItem(entry.id, bullet, estimate_tokens(bullet), entry.confidence == "low")
 
 
+class Stream(Protocol):
+    """A section's facts in the order they are offered, read as the budget asks for them
+    (:class:`Listed` holds them in memory; the read model finds them in its index)."""
+
+    floor: int  # no fact of the stream costs less
+
+    def next_fitting(self, after: Any, room: int) -> tuple[Any, IndexItem] | None:
+        """The first fact after the place ``after`` (None: from the start) that costs at most
+        ``room``, with its place; places sort in the stream's order."""
+        ...
+
+
+class Listed:
+    """A :class:`Stream` over facts in memory, in their order."""
+
+    def __init__(self, items: Sequence[IndexItem]) -> None:
+        self.items = items
+        self.floor = min((item.cost for item in items), default=0)
+
+    def next_fitting(self, after: int | None, room: int) -> tuple[int, IndexItem] | None:
+        items = self.items
+        for place in range(0 if after is None else after + 1, len(items)):
+            if items[place].cost <= room:
+                return place, items[place]
+        return None
+
+
 def render_items(
     sections: Mapping[str, Sequence[IndexItem]],
     weights: Mapping[str, float],
@@ -55,59 +82,78 @@ def render_items(
     measure: Callable[[str], int | None] = measure_if_loaded,
 ) -> str:
     """index.md within ``budget`` tokens; ``sections`` are the non-empty categories in order,
-    each with its active facts newest first.
+    each with its active facts newest first. Facts in ``late`` (drifted or stale) are offered
+    after all others, low confidence last among them; see :func:`render_streams` for the
+    rest (``bullets``: the facts' own lines when None)."""
+    ordered = {c: late_last(items, late) for c, items in sections.items() if items}
+    if bullets is None:
+        lines = {i.id: i.bullet for items in ordered.values() for i in items}
+        bullets = lambda ids: lines  # noqa: E731 - every line is at hand
+    streams = {c: Listed(items) for c, items in ordered.items()}
+    return render_streams(streams, weights, budget, bullets, measure)
 
-    Each category gets floor(budget * w / sum w) of what the header leaves; facts go in newest
-    first (low confidence last), one that does not fit is skipped and later ones are still
-    tried; what a category leaves unused is pooled and offered to the others in config order.
-    Only costs decide what goes in, so ``bullets`` (ids → bullet lines) is asked only for the
-    facts chosen. Facts in ``late`` (drifted or stale) are offered after all others, low
-    confidence last among them. ``measure`` counts the final text when it can (None: it
-    cannot, see the module docstring); bullets are dropped from the end while it says more
-    than ``budget``.
+
+def render_streams(
+    streams: Mapping[str, Stream],
+    weights: Mapping[str, float],
+    budget: int,
+    bullets: Callable[[Sequence[str]], Mapping[str, str]],
+    measure: Callable[[str], int | None] = measure_if_loaded,
+) -> str:
+    """index.md within ``budget`` tokens; ``streams`` are the non-empty sections in order,
+    each offering its facts newest first (low confidence last).
+
+    Each category gets floor(budget * w / sum w) of what the header leaves; facts go in in
+    their order, one that does not fit is skipped and later ones are still tried; what a
+    category leaves unused is pooled and offered to the others in config order. Only costs
+    decide what goes in, so a stream is only asked for the next fact that fits, and
+    ``bullets`` (ids → bullet lines) only for the facts chosen. ``measure`` counts the final
+    text when it can (None: it cannot, see the module docstring); bullets are dropped from
+    the end while it says more than ``budget``.
     """
-    ordered = {c: _late_last(items, late) for c, items in sections.items() if items}
     available = budget - HEADER_TOKENS
-    if available <= 0 or not ordered:
+    if available <= 0 or not streams:
         return INDEX_HEADER
-    total_weight = sum(weights.get(c, 1) for c in ordered)
-    allowance = {c: int(available * weights.get(c, 1) // total_weight) for c in ordered}
-    heading_cost = {c: estimate_tokens(_heading(c)) for c in ordered}
-    chosen: dict[str, set[str]] = {c: set() for c in ordered}
+    total_weight = sum(weights.get(c, 1) for c in streams)
+    allowance = {c: int(available * weights.get(c, 1) // total_weight) for c in streams}
+    heading_cost = {c: estimate_tokens(_heading(c)) for c in streams}
+    chosen: dict[str, dict[Any, IndexItem]] = {c: {} for c in streams}  # place → fact
 
     def fill(category: str, room: int) -> int:
         """Add what fits into ``room`` tokens; return the room left."""
-        picked = chosen[category]
+        stream, picked = streams[category], chosen[category]
+        ids = {item.id for item in picked.values()}
         heading = heading_cost[category]
-        for item in ordered[category]:
-            if item.cost > room or item.id in picked:
-                continue
+        place = None
+        while room >= stream.floor:
+            found = stream.next_fitting(place, room)
+            if found is None:
+                break
+            place, item = found
             cost = item.cost if picked else item.cost + heading
-            if cost <= room:
-                picked.add(item.id)
+            if item.id not in ids and cost <= room:
+                picked[place] = item
+                ids.add(item.id)
                 room -= cost
         return room
 
     pool = 0
-    for category in ordered:
+    for category in streams:
         pool += fill(category, allowance[category])
     pool += available - sum(allowance.values())
-    for category in ordered:
+    for category in streams:
         pool = fill(category, pool)
-    if bullets is None:
-        lines = {i.id: i.bullet for items in ordered.values() for i in items}
-    else:
-        lines = dict(bullets(sorted(set().union(*chosen.values()))))
-    text = _assemble(ordered, chosen, lines)
-    while any(chosen.values()) and (measure(text) or 0) > budget:
-        last = next(c for c in reversed(ordered) if chosen[c])
-        drop = next(i.id for i in reversed(ordered[last]) if i.id in chosen[last])
-        chosen[last].discard(drop)
-        text = _assemble(ordered, chosen, lines)
+    order = {c: [picked[p] for p in sorted(picked)] for c, picked in chosen.items()}
+    lines = dict(bullets(sorted({item.id for items in order.values() for item in items})))
+    text = _assemble(order, lines)
+    while any(order.values()) and (measure(text) or 0) > budget:
+        last = next(c for c in reversed(order) if order[c])
+        order[last].pop()
+        text = _assemble(order, lines)
     return text
 
 
-def _late_last(items: Sequence[IndexItem], late: Collection[str]) -> list[IndexItem]:
+def late_last(items: Sequence[IndexItem], late: Collection[str]) -> list[IndexItem]:
     """``items`` in their order, but those in ``late`` after the others and low confidence last
     among each: a stable partition (a sort by key costs ~0.05 s at 78k facts)."""
     if not late:
@@ -127,18 +173,12 @@ def _bullet(entry: Entry, full: bool = False) -> str:
     return f"- {one_line(public_text(entry, full=full))}\n"
 
 
-def _assemble(
-    sections: Mapping[str, Sequence[IndexItem]],
-    chosen: Mapping[str, set[str]],
-    lines: Mapping[str, str],
-) -> str:
+def _assemble(chosen: Mapping[str, Sequence[IndexItem]], lines: Mapping[str, str]) -> str:
     parts = [INDEX_HEADER]
-    for category, items in sections.items():
-        picked = [i for i in items if i.id in chosen[category]]
-        if not picked:
-            continue
-        parts.append(_heading(category))
-        parts.extend(lines[i.id] for i in picked)
+    for category, picked in chosen.items():
+        if picked:
+            parts.append(_heading(category))
+            parts.extend(lines[i.id] for i in picked)
     return "".join(parts)
 
 

@@ -95,7 +95,70 @@ def _is_generated(path: Path) -> bool:
 
 
 def index_text(memory: Memory, budget: int, flags: Mapping[str, str] | None = None) -> str:
-    return _index_texts(memory, lambda render: render(budget), flags).text
+    """index.md for ``budget`` tokens: found through the read model's index, which is asked
+    only for the facts the budget reaches (``_ranked_text``); the same text as reading every
+    fact's cost (``_index_texts``), which it falls back to where the index cannot answer."""
+    text = _ranked_text(memory, budget, _flags(memory) if flags is None else flags)
+    return text if text is not None else _index_texts(memory, lambda r: r(budget), flags).text
+
+
+_SKIP_MAX = 2000  # facts passed over (held back, out of their window) above which all are read
+
+
+def _ranked_text(memory: Memory, budget: int, flags: Mapping[str, str]) -> str | None:
+    """``index_text`` from ``Views.ranked`` streams, one per category: at 100k facts ~0.2 s
+    less than reading all 78k active facts' costs. None when the index keeps no cost for some
+    fact, or many facts are left out (each is a search of its own)."""
+    from memsite.core import budget as rules
+    from memsite.core.compaction import category_order
+    from memsite.core.estimate import estimate_tokens
+    from memsite.memory.trust import current
+    from memsite.memory.windows import out_of_window
+
+    index = memory.index()
+    gate = current(memory)
+    left = gate.held.keys() | out_of_window(memory).keys()
+    if len(left) > _SKIP_MAX:
+        return None
+    with index.views.reading():
+        summary = index.views.index_summary()
+        if summary is None:
+            return None
+        candidates = memory.model.caches.flagged() | set(gate.approved) | set(flags) | left
+        known = index.views.index_items_of(candidates)
+        marked = _special_lines(memory, known.keys() - left, flags, gate.approved)
+        costs = {i: estimate_tokens(line) for i, line in marked.items()}
+        streams: dict[str, rules.Stream] = {}
+        offered = 0
+        for category in category_order(memory.config.categories, summary):
+            own = {i for i, (c, _) in known.items() if c == category}
+            count, least = summary.get(category, (0, 0))
+            if count - len(own & left) <= 0:
+                continue
+            offered += count - len(own & left)
+            late = [item for i, (c, item) in known.items() if c == category and i in flags]
+            tail = [
+                item._replace(cost=costs[item.id])
+                for item in rules.late_last(late, flags)
+                if item.id not in left
+            ]
+            mine = {i: costs[i] for i in own if i in costs}
+            floor = min([least, *mine.values()])
+            streams[category] = index.views.ranked(category, left | set(flags), mine, tail, floor)
+        held = len(gate.held)
+        chosen: dict[str, str] = {}
+
+        def bullets(ids: Sequence[str]) -> dict[str, str]:
+            chosen.update(index.views.index_bullets([i for i in ids if i not in marked]))
+            chosen.update({i: marked[i] for i in ids if i in marked})
+            return chosen
+
+        room = budget - rules.frame_cost(offered, held)
+        if room <= estimate_tokens(rules.INDEX_HEADER):
+            return rules.unframed(budget, offered, held)
+        body = rules.render_streams(streams, memory.config.categories, room, bullets)
+    shown = sum(1 for line in chosen.values() if line in body)
+    return rules.framed(body, offered - shown, held)
 
 
 class Rendered(NamedTuple):
@@ -133,7 +196,8 @@ def _index_texts(
         found = index.views.index_items()
         left = gate.held.keys() | out_of_window(memory).keys()
         items = {c: [i for i in group if i.id not in left] for c, group in found.items()}
-        marked = _special_lines(memory, items, flags, gate.approved)
+        offered_ids = {item.id for group in items.values() for item in group}
+        marked = _special_lines(memory, offered_ids, flags, gate.approved)
         sections = _sections(memory, items, marked, first, only_first)
         held = 0 if only_first else len(gate.held)
         weights = memory.config.categories
@@ -195,18 +259,18 @@ def _sections(
 
 def _special_lines(
     memory: Memory,
-    items: Mapping[str, Sequence[IndexItem]],
+    active: Collection[str],
     flags: Mapping[str, str],
     approved: Collection[str] = (),
 ) -> dict[str, str]:
     """The lines of the facts whose kept bullet will not do: redacted with the full scan
     (flagged by it), stripped of hidden characters (an approved fact that holds them), or
-    with a marker (drifted, stale)."""
+    with a marker (drifted, stale); ``active``: the facts offered."""
     from memsite.core.budget import index_item
     from memsite.core.hidden import has_hidden, strip_hidden
 
     index = memory.index()
-    active = {item.id for group in items.values() for item in group}
+    active = set(active)
     special: dict[str, str] = {}
     for entry_id in sorted(memory.model.caches.flagged() & active):
         entry = index.entries.by_id(entry_id)

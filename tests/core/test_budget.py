@@ -17,9 +17,9 @@ from memsite.core.budget import (
     INDEX_HEADER,
     IndexItem,
     _heading,
-    _late_last,
     footer,
     index_item,
+    late_last,
     render_items,
     unframed,
 )
@@ -282,7 +282,7 @@ def test_late_and_low_facts_go_last_in_their_order(shape: list[tuple[int, bool, 
     late = {item.id for item, (_, is_late, _) in zip(items, shape, strict=True) if is_late}
     for chosen in (late, set()):
         expected = sorted(items, key=lambda i: (i.id in chosen, bool(i.low)))
-        assert _late_last(items, chosen) == expected
+        assert late_last(items, chosen) == expected
 
 
 def test_an_entry_too_long_is_skipped_and_shorter_ones_still_fit() -> None:

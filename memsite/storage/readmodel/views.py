@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Collection, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from memsite.core.schema import ACTIVE, CONFIDENCE_RANK
 from memsite.storage.readmodel.ingest import bump
@@ -75,6 +75,50 @@ class Views:
                 cost = self._shown(entry_id)[2]
             items.append(IndexItem(entry_id, "", cost, low))
         return found
+
+    def index_summary(self) -> dict[str, tuple[int, int]] | None:
+        """Category → (active entries, the least index cost among them), for ``Ranked``;
+        None when an active entry has no kept cost (a cache that could not keep them)."""
+        db = self.index.sync()
+        self._show()
+        unshown = db.execute(
+            "SELECT 1 FROM entries INDEXED BY entries_unshown WHERE index_cost IS NULL AND "
+            "status = ? LIMIT 1",
+            (ACTIVE,),
+        ).fetchone()
+        if unshown is not None:
+            return None
+        sql = "SELECT category, count(*), min(index_cost) FROM entries INDEXED BY entries_status "
+        found = db.execute(sql + "WHERE status = ? GROUP BY category", (ACTIVE,))
+        return {category: (count, least) for category, count, least in found}
+
+    def index_items_of(self, ids: Collection[str]) -> dict[str, tuple[str, IndexItem]]:
+        """Active entry id → (its category, its index item), for these ids, in compaction's
+        order."""
+        from memsite.core.budget import IndexItem
+
+        db = self.index.sync()
+        found = []
+        for chunk in chunks(sorted(ids)):
+            found += db.execute(
+                "SELECT id, category, index_cost, confidence = ?, created, confidence FROM "
+                f"entries INDEXED BY entries_id WHERE status = ? AND id IN ({marks(len(chunk))})",
+                (CONFIDENCE_RANK["low"], ACTIVE, *chunk),
+            ).fetchall()
+        found.sort(key=lambda r: (r[4], r[5], r[0]), reverse=True)
+        return {i: (c, IndexItem(i, "", cost, low)) for i, c, cost, low, _, _ in found}
+
+    def ranked(
+        self,
+        category: str,
+        skip: Collection[str],
+        costs: Mapping[str, int],
+        tail: Sequence[IndexItem],
+        floor: int,
+    ) -> Ranked:
+        """The category's active entries as index.md offers them (``core.budget.Stream``),
+        found by the index as the budget asks (see ``Ranked``)."""
+        return Ranked(self.index.db, category, skip, costs, tail, floor)
 
     def index_bullets(self, ids: Sequence[str]) -> dict[str, str]:
         """The index bullets of these (active) entries."""
@@ -176,3 +220,73 @@ class Views:
         if found is None:
             found = self._shown_here[file] = render([(file, data)])[0]
         return found
+
+
+class _Back:
+    """A sort key in reverse: the index's places sort newest first."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: tuple[float, int, str]) -> None:
+        self.key = key
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Back) and self.key == other.key
+
+    def __lt__(self, other: _Back) -> bool:
+        return other.key < self.key
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+
+class Ranked:
+    """One category's active entries as index.md offers them, newest first with low
+    confidence last, then ``tail`` (the facts to come after all others, in memory): each ask
+    is one search of the index for the next entry after a place that costs at most so much,
+    so a budget of a few thousand tokens reads a few hundred rows, not the category. Entries
+    in ``skip`` are passed over; ``costs`` holds the costs of the entries whose line is not
+    their kept bullet; ``floor``: no entry offered costs less."""
+
+    def __init__(
+        self,
+        db: sqlite3.Connection,
+        category: str,
+        skip: Collection[str],
+        costs: Mapping[str, int],
+        tail: Sequence[IndexItem],
+        floor: int,
+    ) -> None:
+        self.db, self.category, self.skip, self.costs, self.tail = db, category, skip, costs, tail
+        self.floor = floor
+        special = sorted(costs)
+        self._sql = [
+            "SELECT id, index_cost, created, confidence FROM entries INDEXED BY entries_order "
+            "WHERE status = ? AND category = ? AND (confidence = ?) = ? AND (index_cost <= ? "
+            f"OR id IN ({marks(len(special))})) {after}{IN_ORDER} LIMIT 1"
+            for after in ("", "AND (created, confidence, id) < (?, ?, ?) ")
+        ]
+        self._params = (ACTIVE, category, CONFIDENCE_RANK["low"])
+        self._special = special
+
+    def next_fitting(self, after: Any, room: int) -> tuple[Any, IndexItem] | None:
+        from memsite.core.budget import IndexItem
+
+        segment, key = (0, None) if after is None else after
+        while segment < 2:
+            params = [*self._params, segment, room, *self._special]
+            sql = self._sql[key is not None]
+            row = self.db.execute(sql, params + list(key.key if key else ())).fetchone()
+            if row is None:
+                segment, key = segment + 1, None
+                continue
+            entry_id, cost, created, confidence = row
+            key = _Back((created, confidence, entry_id))
+            cost = self.costs.get(entry_id, cost)
+            if entry_id not in self.skip and cost <= room:
+                return (segment, key), IndexItem(entry_id, "", cost, bool(segment))
+        start = key + 1 if segment == 2 and isinstance(key, int) else 0
+        for place in range(start, len(self.tail)):
+            if self.tail[place].cost <= room:
+                return (2, place), self.tail[place]
+        return None
