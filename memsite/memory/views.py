@@ -98,17 +98,20 @@ def index_text(memory: Memory, budget: int, flags: Mapping[str, str] | None = No
     """index.md for ``budget`` tokens: found through the read model's index, which is asked
     only for the facts the budget reaches (``_ranked_text``); the same text as reading every
     fact's cost (``_index_texts``), which it falls back to where the index cannot answer."""
-    text = _ranked_text(memory, budget, _flags(memory) if flags is None else flags)
+    flags = _flags(memory) if flags is None else flags
+    text = _ranked_text(memory, budget, flags)
     return text if text is not None else _index_texts(memory, lambda r: r(budget), flags).text
 
 
-_SKIP_MAX = 2000  # facts passed over (held back, out of their window) above which all are read
+# Facts the index's order passes over (held back, out of their window, marked to go last: a
+# search each) above which every fact's cost is read instead.
+_SKIP_MAX = 2000
 
 
 def _ranked_text(memory: Memory, budget: int, flags: Mapping[str, str]) -> str | None:
     """``index_text`` from ``Views.ranked`` streams, one per category: at 100k facts ~0.2 s
     less than reading all 78k active facts' costs. None when the index keeps no cost for some
-    fact, or many facts are left out (each is a search of its own)."""
+    fact, or many facts are left out or marked (each is a search of its own)."""
     from memsite.core import budget as rules
     from memsite.core.compaction import category_order
     from memsite.core.estimate import estimate_tokens
@@ -118,7 +121,7 @@ def _ranked_text(memory: Memory, budget: int, flags: Mapping[str, str]) -> str |
     index = memory.index()
     gate = current(memory)
     left = gate.held.keys() | out_of_window(memory).keys()
-    if len(left) > _SKIP_MAX:
+    if len(left) + len(flags) > _SKIP_MAX:
         return None
     with index.views.reading():
         summary = index.views.index_summary()

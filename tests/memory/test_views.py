@@ -92,3 +92,22 @@ def test_the_index_found_through_the_index_is_the_one_read_whole(
         whole = views._index_texts(memory, lambda render: render(budget), flags).text
         assert ranked == whole
         memory.index().close()
+
+
+def test_many_facts_to_pass_over_read_every_cost_instead(
+    store_root: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Above ``_SKIP_MAX`` held-back, expired or marked facts (a search each through the
+    index) index.md is made from every fact's cost: the same text."""
+    from memsite.memory import views
+
+    memory = Memory.open(str(store_root), {}, store_root.parent, clock)
+    memory.add("Always use pnpm", "conventions")
+    stale = memory.add("Deploys run from main", "operations")["id"]
+    flags = {stale: " (stale)"}
+    expected = views._index_texts(memory, lambda render: render(400), flags).text
+    assert views._ranked_text(memory, 400, flags) == expected
+    monkeypatch.setattr(views, "_SKIP_MAX", 0)
+    assert views._ranked_text(memory, 400, flags) is None
+    assert views.index_text(memory, 400, flags) == expected
+    assert expected.index("Always use pnpm") < expected.index("Deploys run from main (stale)")
