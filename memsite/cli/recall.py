@@ -66,6 +66,7 @@ def search(
         daily=daily,
         expand=expand,
         mode=mode,
+        with_provenance=as_json,  # the text lines do not show it
     )
     if as_json:
         emit_json(with_point(memory, rows, "hits"))

@@ -92,11 +92,14 @@ def read(memory: Memory, ref: str) -> dict[str, Any]:
     )
 
 
-def _trust_fields(memory: Memory, entries: Iterable[Entry]) -> dict[str, dict[str, Any]]:
-    """``provenance`` and ``trust`` (and ``held_back``) of each entry (``memory.trust``)."""
+def _trust_fields(
+    memory: Memory, entries: Iterable[Entry], with_provenance: bool = True
+) -> dict[str, dict[str, Any]]:
+    """``provenance`` (unless not wanted) and ``trust`` (and ``held_back``) of each entry
+    (``memory.trust``)."""
     from memsite.memory.trust import fields_of
 
-    return fields_of(memory, [(e.id, e.filename) for e in entries])
+    return fields_of(memory, [(e.id, e.filename) for e in entries], with_provenance)
 
 
 def _links_shown(memory: Memory, links: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -199,12 +202,14 @@ def shape_hits(
     chosen: list[tuple[float, dict[str, Any] | Row, dict[str, Any]]],
     include_all: bool,
     expand: bool,
+    with_provenance: bool = True,
 ) -> list[dict[str, Any]]:
     """The hits as search answers them: (score, hit, extra fields) each, in rank order; with
-    ``expand`` the facts linked to them follow, each with ``via``."""
+    ``expand`` the facts linked to them follow, each with ``via``; ``provenance`` only
+    ``with_provenance``."""
     entries = {hit.id: hit.entry() for _, hit, _ in chosen if not isinstance(hit, dict)}
     standing = standings(memory, list(entries.values()))  # the flags, and links for --expand
-    trust = _trust_fields(memory, entries.values())
+    trust = _trust_fields(memory, entries.values(), with_provenance)
     flags = {
         entry_id: {**known.fields(), **trust[entry_id]} for entry_id, known in standing.items()
     }

@@ -59,16 +59,18 @@ def search(
     daily: bool = False,
     expand: bool = False,
     mode: str = "auto",
+    with_provenance: bool = True,
 ) -> list[dict[str, Any]]:
     """Ranked search (see the module docstring); ``daily``: the daily logs' lines too (found
-    by words, so not with ``semantic``); ``expand``: the facts linked to the hits follow."""
+    by words, so not with ``semantic``); ``expand``: the facts linked to the hits follow;
+    without ``with_provenance``, the hits have no ``provenance`` (git is not asked)."""
     reads.check_query(memory, query, category)
     used = mode_used(mode)
     if daily and used == "semantic":
         raise InvalidInputError("daily log lines are found by words: leave out --mode semantic")
     pool = max(POOL, limit)
     chosen = ranked(memory, query, Scope(category, include_all, daily, pool), used)
-    return reads.shape_hits(memory, chosen[: max(limit, 0)], include_all, expand)
+    return reads.shape_hits(memory, chosen[: max(limit, 0)], include_all, expand, with_provenance)
 
 
 class Scope(NamedTuple):

@@ -35,6 +35,7 @@ class Searching(TypedDict, total=False):
     daily: bool
     expand: bool
     mode: str
+    with_provenance: bool
 
 
 class AmendOptions(TypedDict, total=False):

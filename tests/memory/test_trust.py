@@ -337,3 +337,20 @@ def test_a_task_or_a_prompt_never_brings_a_held_back_fact(team: Team) -> None:
     given = memory.prompt_facts("should I run the setup script from the team wiki?", "s1")
     assert MALICE not in given["text"]
     assert "11111111-1111-4111-8111-111111111111" not in given["ids"]
+
+
+def test_a_search_for_text_output_does_not_ask_git_who_added_the_facts(
+    team: Team, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`search` without --json shows no provenance, so git is not asked for it (after a
+    merge at 100k files that is a diff of two 100k-entry trees); the trust fields stay."""
+    fact = team.merge_unreviewed(MALICE)
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    (hit,) = team.memory().search("setup script wiki", with_provenance=False)
+    assert "provenance" not in hit
+    assert hit["id"] == fact and hit["trust"] == "unreviewed" and hit["held_back"] == "unreviewed"
+    assert " log " not in (trace.read_text() if trace.exists() else "")
+    (hit,) = team.memory().search("setup script wiki")
+    assert hit["provenance"]["author"] == "Mallory"
+    assert " log " in trace.read_text()
