@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memsite.errors import MemsiteError
-from memsite.parallel import Task, can_fork
+from memsite.parallel import Task, can_fork, in_halves
 
 forking = pytest.mark.skipif(not can_fork(), reason="needs fork and two CPUs")
 
@@ -34,6 +34,20 @@ def _dies() -> None:
 
 def test_inline_without_fork() -> None:
     assert Task(_big, 3, fork=False).result() == ["row 0", "row 1", "row 2"]
+
+
+def _pids(items: list[int]) -> list[tuple[int, int]]:
+    return [(item * 2, os.getpid()) for item in items]
+
+
+@forking
+def test_in_halves_gives_the_whole_answer_in_order_with_half_done_by_a_child() -> None:
+    found = in_halves(_pids, list(range(5001)), 100)
+    assert [doubled for doubled, _ in found] == [i * 2 for i in range(5001)]
+    assert {pid for _, pid in found[:2500]} == {os.getpid()}
+    assert {pid for _, pid in found[2500:]} - {os.getpid()}  # marshalled back: still tuples
+    assert isinstance(found[-1], tuple)
+    assert {pid for _, pid in in_halves(_pids, [1, 2, 3], 100)} == {os.getpid()}  # inline
 
 
 @forking

@@ -13,8 +13,10 @@ new fact is scanned and only the facts that may be held back are read.
 
 from __future__ import annotations
 
+import functools
 import os
 import zlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -114,10 +116,12 @@ def _saved(saved: dict[str, Any]) -> Trust | None:
     return found
 
 
-def _survey(memory: Memory, saved: dict[str, Any], git: Any) -> Survey:
+def _survey(
+    memory: Memory, saved: dict[str, Any], git: Any, stats: Callable[[], dict[str, Any]]
+) -> Survey:
     """The reviewed ref's survey: the last one while git's files stay, with the files read
     in since then (replaced under their names: a checkout, another tool) checked again
-    (each file's inode, size and mtime as the index read it)."""
+    (``stats``: each file's inode, size and mtime as the index read it)."""
     from memsite.storage.git import show_prefix
     from memsite.storage.provenance import changed, survey
 
@@ -135,10 +139,8 @@ def _survey(memory: Memory, saved: dict[str, Any], git: Any) -> Survey:
     ):
         was = saved["reviewed"]
         found = Survey(*saved["survey"])._replace(reviewed=frozenset(was))
-        if not found.reviewed:
-            return found
-        stats = memory.index().entries.file_stats()
-        again = {name for name in found.reviewed if stats.get(name) != was[name]}
+        now = stats() if found.reviewed else {}
+        again = {name for name in found.reviewed if now.get(name) != was[name]}
         if not again or found.commit is None:
             return found
         differ = changed(top, found.commit, prefix, sorted(again))
@@ -187,7 +189,9 @@ def _find(memory: Memory, key: tuple[Any, ...]) -> Trust:
     store = memory.store
     saved = _load(memory, store.trust_files)
     index = memory.index()
-    found = _survey(memory, saved, key[0])
+    # Every file's stat (~0.16 s at 100k): read once, and only while some file is reviewed.
+    stats = functools.cache(index.entries.file_stats)
+    found = _survey(memory, saved, key[0], stats)
     flagged = index.entries.flagged(content_flag)
     # Files written in this clone (the store's ledger) whose bytes here, in a past state
     # its own file, are still those memsite wrote.
@@ -206,8 +210,8 @@ def _find(memory: Memory, key: tuple[Any, ...]) -> Trust:
     bare = found._replace(reviewed=frozenset())
     let_through = frozenset(i for i, status in live.items() if status == ACTIVE)
     trust = Trust(bare, local, outside, held, let_through)
-    stats = index.entries.file_stats() if found.reviewed else {}
-    reviewed = {name: stats.get(name) for name in found.reviewed}
+    now = stats() if found.reviewed else {}
+    reviewed = {name: now.get(name) for name in found.reviewed}
     _save(memory, store.trust_files, {"git": key[0], "survey": tuple(bare), "reviewed": reviewed})
     _save(memory, store.trust_cache, {"key": key, "survey": tuple(bare), "trust": tuple(trust)[1:]})
     return trust

@@ -132,33 +132,25 @@ def _ranked_text(memory: Memory, budget: int, flags: Mapping[str, str]) -> str |
         marked = _special_lines(memory, known.keys() - left, flags, gate.approved)
         costs = {i: estimate_tokens(line) for i, line in marked.items()}
         streams: dict[str, rules.Stream] = {}
-        offered = 0
+        offered, skip, last = 0, left | flags.keys(), flags.keys() - left
         for category in category_order(memory.config.categories, summary):
             own = {i for i, (c, _) in known.items() if c == category}
             count, least = summary.get(category, (0, 0))
-            if count - len(own & left) <= 0:
+            count -= len(own & left)
+            if count <= 0:
                 continue
-            offered += count - len(own & left)
-            late = [item for i, (c, item) in known.items() if c == category and i in flags]
-            tail = [
-                item._replace(cost=costs[item.id])
-                for item in rules.late_last(late, flags)
-                if item.id not in left
-            ]
+            offered += count
+            late = [item for i, (c, item) in known.items() if c == category and i in last]
+            tail = [item._replace(cost=costs[item.id]) for item in rules.late_last(late, flags)]
             mine = {i: costs[i] for i in own if i in costs}
             floor = min([least, *mine.values()])
-            streams[category] = index.views.ranked(category, left | set(flags), mine, tail, floor)
+            streams[category] = index.views.ranked(category, skip, mine, tail, floor)
         held = len(gate.held)
-        chosen: dict[str, str] = {}
-
-        def bullets(ids: Sequence[str]) -> dict[str, str]:
-            chosen.update(index.views.index_bullets([i for i in ids if i not in marked]))
-            chosen.update({i: marked[i] for i in ids if i in marked})
-            return chosen
-
         room = budget - rules.frame_cost(offered, held)
         if room <= estimate_tokens(rules.INDEX_HEADER):
             return rules.unframed(budget, offered, held)
+        chosen: dict[str, str] = {}
+        bullets = _lines_into(chosen, memory, marked)
         body = rules.render_streams(streams, memory.config.categories, room, bullets)
     shown = sum(1 for line in chosen.values() if line in body)
     return rules.framed(body, offered - shown, held)
@@ -207,12 +199,7 @@ def _index_texts(
         offered = [item.id for group in sections.values() for item in group]
         chosen: dict[str, str] = {}  # the facts offered to the text, with their lines
 
-        def bullets(ids: Sequence[str]) -> dict[str, str]:
-            found = index.views.index_bullets([i for i in ids if i not in marked])
-            chosen.clear()
-            chosen.update({**found, **{i: marked[i] for i in ids if i in marked}})
-            return chosen
-
+        bullets = _lines_into(chosen, memory, marked)
         late = {i for i in marked if i in flags}
 
         def render(budget: int) -> str:
@@ -231,6 +218,20 @@ def _index_texts(
     omitted = [i for i in offered if i not in chosen]
     task = [i.id for i in sections.get(rules.TASK, []) if i.id in chosen]
     return Rendered(text, included, omitted, dict(sorted(gate.held.items())), task)
+
+
+def _lines_into(
+    chosen: dict[str, str], memory: Memory, marked: Mapping[str, str]
+) -> Callable[[Sequence[str]], dict[str, str]]:
+    """``core.budget``'s ``bullets``: the chosen facts' lines (kept or marked), into ``chosen``."""
+
+    def bullets(ids: Sequence[str]) -> dict[str, str]:
+        found = memory.index().views.index_bullets([i for i in ids if i not in marked])
+        chosen.clear()
+        chosen.update({**found, **{i: marked[i] for i in ids if i in marked}})
+        return chosen
+
+    return bullets
 
 
 def _sections(

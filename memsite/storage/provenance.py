@@ -15,6 +15,7 @@ git index, a ref or the config does, found without starting git.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -271,14 +272,7 @@ def lookup_added(
             "author TEXT, email TEXT, date TEXT, signature TEXT) STRICT, WITHOUT ROWID"
         )
         _bring_up_to_date(db, key, folder, home)
-        found: dict[str, Added] = {}
-        wanted = sorted(set(names))
-        for start in range(0, len(wanted), 400):
-            chunk = wanted[start : start + 400]
-            marks = ", ".join("?" * len(chunk))
-            for name, *info in db.execute(f"SELECT * FROM added WHERE name IN ({marks})", chunk):
-                found[name] = Added(*info)
-        return found
+        return {name: Added(*info) for name, *info in _rows(db, names)}
     except sqlite3.Error:
         every = added(folder)
         return {n: every[n] for n in names if n in every}
@@ -308,7 +302,7 @@ def _bring_up_to_date(db: sqlite3.Connection, key: Any, folder: Path, home: str)
         and _answer(folder, "merge-base", "--is-ancestor", was, head) is not None
     ):
         newer = _log(folder, f"{was}..{head}")
-        if newer is not None and _any_known(db, list(newer)):
+        if newer is not None and next(_rows(db, newer), None) is not None:
             newer = None
     whole = newer is None
     if whole:
@@ -326,10 +320,10 @@ def _bring_up_to_date(db: sqlite3.Connection, key: Any, folder: Path, home: str)
     db.execute("COMMIT")
 
 
-def _any_known(db: sqlite3.Connection, names: list[str]) -> bool:
-    for start in range(0, len(names), 400):
-        chunk = names[start : start + 400]
+def _rows(db: sqlite3.Connection, names: Iterable[str]) -> Iterator[tuple[str, ...]]:
+    """The cached rows of these names, read 400 names a statement as they are asked for."""
+    wanted = sorted(set(names))
+    for start in range(0, len(wanted), 400):
+        chunk = wanted[start : start + 400]
         marks = ", ".join("?" * len(chunk))
-        if db.execute(f"SELECT 1 FROM added WHERE name IN ({marks}) LIMIT 1", chunk).fetchone():
-            return True
-    return False
+        yield from db.execute(f"SELECT * FROM added WHERE name IN ({marks})", chunk)

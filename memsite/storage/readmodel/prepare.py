@@ -314,15 +314,9 @@ def _prepared(entry: Entry, words: set[str]) -> Prepared:
 def render(rows: Sequence[tuple[str, bytes]]) -> list[tuple[str, str, int]]:
     """(view bullet, index bullet, index cost) of each (file, data) row of the entries table;
     big batches split with a forked second process."""
-    if len(rows) >= PARALLEL:
-        from memsite.parallel import Task, can_fork
+    from memsite.parallel import in_halves
 
-        if can_fork():
-            half = len(rows) // 2
-            other = Task(_render_packed, rows[half:])
-            mine = _render_many(rows[:half])
-            return mine + [tuple(r) for r in marshal.loads(other.result())]
-    return _render_many(rows)
+    return in_halves(_render_many, rows, PARALLEL)
 
 
 def _render_many(rows: Sequence[tuple[str, bytes]]) -> list[tuple[str, str, int]]:
@@ -337,33 +331,22 @@ def _render_many(rows: Sequence[tuple[str, bytes]]) -> list[tuple[str, str, int]
     return shown
 
 
-def _render_packed(rows: Sequence[tuple[str, bytes]]) -> bytes:
-    return marshal.dumps(_render_many(rows))
-
-
 def count_lines(lines: Sequence[str]) -> list[tuple[int, int]] | None:
     """The (cl100k, o200k) tokens of each line (see ``core.tokens``); None without
     bpe-openai. Big batches split with a forked second process, which inherits the loaded
     tokenizers (~15 µs a line for both: ~1.2 s at 80k lines on one core)."""
-    from memsite.core.tokens import count, load
+    from memsite.core.tokens import load
+    from memsite.parallel import in_halves
 
     if not load():
         return None
-    if len(lines) >= PARALLEL:
-        from memsite.parallel import Task, can_fork
-
-        if can_fork():
-            half = len(lines) // 2
-            other = Task(_count_packed, lines[half:])
-            mine = count(lines[:half]) or []
-            return mine + [tuple(pair) for pair in marshal.loads(other.result())]
-    return count(lines)
+    return in_halves(_counted, lines, PARALLEL)
 
 
-def _count_packed(lines: Sequence[str]) -> bytes:
+def _counted(lines: Sequence[str]) -> list[tuple[int, int]]:
     from memsite.core.tokens import count
 
-    return marshal.dumps(count(lines))
+    return count(lines) or []  # loaded already: never None
 
 
 def long_words(words: Iterable[str]) -> list[str]:

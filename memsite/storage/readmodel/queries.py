@@ -256,18 +256,9 @@ class Entries:
 
 def _scan(found: Sequence[Row], scan: Callable[[str], str]) -> list[str]:
     """``scan`` of each row's text, half of a big batch in a forked second process."""
-    from memsite.parallel import Task, can_fork
+    from memsite.parallel import in_halves
 
-    if len(found) < PARALLEL or not can_fork():
-        return _scanned(found, scan)
-    half = len(found) // 2
-    other = Task(_scanned, found[half:], scan)
-    mine = _scanned(found[:half], scan)
-    return mine + other.result()
-
-
-def _scanned(found: Sequence[Row], scan: Callable[[str], str]) -> list[str]:
-    return [scan(row.entry().content) for row in found]
+    return in_halves(lambda rows: [scan(row.entry().content) for row in rows], found, PARALLEL)
 
 
 class Records:
