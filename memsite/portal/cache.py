@@ -83,7 +83,8 @@ class PortalCache:
         jkey = (key, status, tuple(successors), held, flags)
         found = self._json.get(jkey)
         if found is None:
-            found = self._json[jkey] = JsonSource(entry, status, jkey[2], held, flags)
+            origin = repr(key).encode("utf-8", "surrogatepass")
+            found = self._json[jkey] = JsonSource(entry, status, jkey[2], held, flags, origin)
         return found
 
     def known_releases(self, pattern: str | None) -> tuple[dict[str, Any], ...] | None:

@@ -9,7 +9,8 @@ of a canonical text of the object:
   once per view and kept on it: a view is shared by its entry page, category, tag and month
   pages and the search index);
 * an entry's JSON file (:class:`~memsite.portal.model.JsonSource`) by what its text is made
-  of: the entry's whole object, its status, successors and flags;
+  of: the entry's whole object (or, made by ``PortalCache``, the file's name, a digest of
+  the original object and how it was redacted), its status, successors and flags;
 * a dataclass by its type's name and every field but the private ones (``_hash``): one
   left out of equality or ``repr`` still counts;
 * tuples, lists, dicts and sets by their items (sets sorted, so their order cannot matter);
@@ -80,7 +81,8 @@ def _canon(obj: Any, out: list[str]) -> None:
         out.append(">")
     elif kind is JsonSource:
         out.append("J")
-        _canon((dict(obj.entry.raw), obj.status, obj.superseded_by, obj.held, obj.flags), out)
+        made_of = obj.origin or dict(obj.entry.raw)  # (the object's digest, when known)
+        _canon((made_of, obj.status, obj.superseded_by, obj.held, obj.flags), out)
     elif dataclasses.is_dataclass(obj):
         out.append(kind.__qualname__)
         for spec in dataclasses.fields(obj):

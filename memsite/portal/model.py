@@ -5,6 +5,7 @@ whole :class:`Portal`. Pure; ``derive`` makes them from what the memory gives.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Sequence
@@ -49,6 +50,10 @@ class JsonSource(NamedTuple):
     superseded_by: tuple[str, ...]
     held: str | None = None  # why the trust gate keeps it from agents
     flags: tuple[tuple[str, bool], ...] = ()  # drifted, stale, ... (``FactClaims.flags``)
+    # What ``entry`` was made from: its file's name, a digest of its original object and
+    # whether the full scan redacted it (``PortalCache.redacted``), which ``portal.keys``
+    # uses instead of the whole object (b"": none, the object is used).
+    origin: bytes = b""
 
     def text(self) -> str:
         obj = {**self.entry.raw, "status": self.status, "superseded_by": list(self.superseded_by)}
@@ -276,6 +281,18 @@ def _hidden(text: str, shown: int = 5) -> tuple[str, ...]:
     return out + ((f"and {len(found) - shown} more",) if len(found) > shown else ())
 
 
+@functools.lru_cache(maxsize=4096)
+def _slug(name: str) -> str:
+    """:func:`slug`, once per name (category and tag names repeat across entries)."""
+    return slug(name)
+
+
+@functools.lru_cache(maxsize=4096)
+def _tag(name: str) -> Tag:
+    """A tag as views hold it: one object per name."""
+    return Tag(name, _slug(name))
+
+
 def entry_view(
     entry: Entry,
     status: str,
@@ -292,7 +309,7 @@ def entry_view(
     return EntryView(
         id=entry.id,
         category=category,
-        category_slug=slug(category),
+        category_slug=_slug(category),
         category_title=titles[category],
         content=entry.content,
         title=safe_title(entry.content),
@@ -300,7 +317,7 @@ def entry_view(
         day=created[:10],
         when=f"{created[:10]} {created[11:16]} UTC",
         confidence=entry.confidence,
-        tags=tuple(Tag(t, slug(t)) for t in entry.tags),
+        tags=tuple(map(_tag, entry.tags)),
         key=entry.key,
         agent=entry.agent,
         reason=entry.reason,
