@@ -21,6 +21,7 @@ from memsite.portal.keys import key_of
 from memsite.portal.model import Portal
 from memsite.portal.outputs import raw_files
 from memsite.portal.render import PageGroup, PageOut, Renderer
+from memsite.portal.reuse import Survey
 
 MARKER = ".memsite-site"
 
@@ -37,6 +38,12 @@ def sitemap(paths: Iterable[str], site_url: str | None) -> bytes:
             lines.append(f"    <url>\n         <loc>{escape(base + path)}</loc>\n    </url>")
     lines.append("</urlset>")
     return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _folder_of(rel: str) -> str:
+    """The folder holding ``rel`` as a survey names it: "" for the top, else "path/"."""
+    parent = rel.rpartition("/")[0]
+    return parent + "/" if parent else ""
 
 
 def _gzip(data: bytes) -> bytes:
@@ -60,6 +67,7 @@ class Site:
     last: Portal | None = None  # the portal the last update (or build) wrote
     in_place: bool = False  # a live site updated where it is: each file replaced atomically
     touched: set[str] = field(default_factory=set)  # every file this build wrote or kept
+    wrote: set[str] = field(default_factory=set)  # every file this process wrote (or replaced)
     # After a sweep: every file the folder holds (rel → size, mtime in whole seconds) as
     # ``portal.reuse.survey`` gives them; None before one, or when the folder holds a link.
     listing: dict[str, tuple[int, int]] | None = None
@@ -88,6 +96,7 @@ class Site:
 
     def _write(self, rel: str, data: bytes, atomic: bool) -> None:
         path = os.path.join(self.site_dir, rel)
+        self.wrote.add(rel)
         if atomic or self.in_place:  # serve: an open browser must never read half a page
             write_atomic(Path(path), data)
             return
@@ -128,6 +137,7 @@ class Site:
                 if self.written.get(rel) == key:
                     return False
                 os.replace(temporary, path)
+                self.wrote.add(rel)
             finally:
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(temporary)
@@ -293,6 +303,43 @@ class Site:
         self.listing = None if linked else files
         return removed
 
+    def sweep_surveyed(self, found: Survey, before: Mapping[str, bytes], keep: set[str]) -> int:
+        """:meth:`sweep` for a build that went on from the last: ``found`` is the folder as
+        the build began (``portal.reuse.survey``) and ``before`` the keys it went on from,
+        so the folder is not walked again (5 s at 100k entries). Only files this build wrote
+        (a new key, or :attr:`wrote`: some are written twice, the second time as they were)
+        and those in ``keep`` (MkDocs copied them over) are looked at again."""
+        with storage_errors("clean", self.site_dir):
+            return self._sweep_surveyed(found, before, keep)
+
+    def _sweep_surveyed(self, found: Survey, before: Mapping[str, bytes], keep: set[str]) -> int:
+        held, written, top = dict(found.folders), self.written, self.site_dir
+        files: dict[str, tuple[int, int]] = {}
+        fresh = [rel for rel in written if rel not in found.files]
+        again = self.wrote.union(keep, (MARKER,))
+        removed = 0
+        for rel, seen in found.files.items():
+            if rel not in written and rel not in keep and rel != MARKER:
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(top, rel))
+                removed += 1
+                held[_folder_of(rel)] -= 1
+            elif rel in again or before.get(rel) != written.get(rel):
+                fresh.append(rel)  # written again by this build, or by MkDocs
+            else:
+                files[rel] = seen
+        for rel in fresh:
+            with contextlib.suppress(FileNotFoundError):
+                info = os.lstat(os.path.join(top, rel))
+                files[rel] = (info.st_size, int(info.st_mtime))
+        for prefix in sorted(held, key=lambda p: -p.count("/")):  # children first
+            if prefix and held[prefix] == 0:
+                with contextlib.suppress(OSError):  # (not empty: this build wrote into it)
+                    os.rmdir(os.path.join(top, prefix))
+                    held[_folder_of(prefix[:-1])] -= 1
+        self.listing = files
+        return removed
+
     def remove_stale(self, portal: Portal) -> list[str]:
         """Delete files of entries and tags that are gone (serve: an entry file was deleted)."""
         keep = {f"{path}index.html" for path in self._page_paths}
@@ -351,6 +398,7 @@ class Site:
     def update(self, portal: Portal, *, atomic: bool = True) -> int:
         """Rewrite what changed since the last write of this site (serve's incremental path)."""
         self.touched.clear()  # (a build's record: not kept growing over a serve session)
+        self.wrote.clear()
         settled = unchanged_pages(self.last, portal)
         ids = [e.id for e in portal.entries if e.id not in settled]
         changed = self.write_entries(portal, ids, atomic=atomic)

@@ -245,6 +245,52 @@ def test_a_site_that_cannot_be_read_midway_is_built_whole(
     assert_same_as_cold(store, site, tmp_path)
 
 
+def walked(top: Path) -> reuse.Survey:
+    """What a survey should give, by os.walk: files, and each folder's count of names."""
+    files, held = {}, {}
+    for folder, dirs, names in os.walk(top):
+        prefix = Path(folder).relative_to(top).as_posix() + "/"
+        prefix = "" if prefix == "./" else prefix
+        held[prefix] = len(dirs) + len(names)
+        for name in names:
+            info = os.lstat(os.path.join(folder, name))
+            files[prefix + name] = (info.st_size, int(info.st_mtime))
+    return reuse.Survey(files, None, held)
+
+
+@pytest.mark.parametrize("broken", ["none", "link", "unreadable"])
+def test_a_survey_of_many_folders_read_in_two_processes_is_whole(
+    tmp_path: Path, broken: str
+) -> None:
+    """Past reuse._SPLIT folders at one depth, a forked child reads half of them: the two
+    halves together are the whole folder; a link or an unreadable folder in either half is
+    still found (the child's error is raised here as an OSError, which the build reports)."""
+    site = tmp_path / "site"
+    count = reuse._SPLIT + 37
+    for number in range(count):
+        page = site / "entries" / f"{number:05d}" / "index.html"
+        page.parent.mkdir(parents=True)
+        page.write_bytes(b"x" * (number % 7))
+    (site / "entries" / "00003" / "deep").mkdir()
+    (site / "index.html").write_text("home")
+    (site / "empty").mkdir()
+    assert reuse.survey(site) == walked(site)
+    if broken == "link":
+        (site / "entries" / "00001" / "deep2").symlink_to(tmp_path)
+        (site / "entries" / f"{count - 2:05d}" / "to").symlink_to(tmp_path)
+        assert reuse.survey(site).link in {"entries/00001/deep2", f"entries/{count - 2:05d}/to"}
+    elif broken == "unreadable":
+        real = os.scandir  # one folder gone after its parent was listed
+
+        def scandir(path: str) -> Any:
+            return real(path if not str(path).endswith("00004") else "/nonexistent/00004")
+
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(reuse.os, "scandir", scandir)
+            with pytest.raises(OSError, match="No such file"):
+                reuse.survey(site)
+
+
 def test_a_state_naming_paths_outside_the_site_is_not_believed(
     runner: Invoke, store_root: Path, tmp_path: Path
 ) -> None:

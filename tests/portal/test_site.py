@@ -4,6 +4,7 @@ after one new entry that rewrites only what changed and gives a cold build's byt
 from __future__ import annotations
 
 import gzip
+import os
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,42 @@ def test_sweep_deletes_only_what_it_did_not_write(tmp_path: Path, frames: Frames
     assert sorted(on_disk(tmp_path)) == [MARKER, "entries/x/index.html", "index.html", "kept.txt"]
     assert not (tmp_path / "old").exists() and not (tmp_path / "entries" / "y").exists()
     assert site.listing == survey(tmp_path)[0]  # what the build state records
+
+
+def test_a_sweep_from_the_survey_leaves_what_a_walk_would(tmp_path: Path, frames: Frames) -> None:
+    """A build that went on from the last sweeps from the folder as it began, and records
+    each kept file's size and time as a new survey finds them, files it wrote twice too."""
+    last = new_site(tmp_path, frames)
+    for rel, data in [("index.html", b"home"), ("review/index.html", b"review"),
+                      ("entries/x/index.html", b"x"), ("entries/y/index.html", b"y"),
+                      ("same.txt", b"same"), ("assets/app.css", b"css")]:  # fmt: skip
+        last.put(rel, data)
+    (tmp_path / MARKER).write_text("built by memsite")
+    (tmp_path / "stray" / "deep").mkdir(parents=True)
+    (tmp_path / "stray" / "deep" / "gone.html").write_text("not written by any build")
+    (tmp_path / "empty").mkdir()
+    for path in tmp_path.rglob("*"):
+        if path.is_file():
+            os.utime(path, (1_000_000_000, 1_000_000_000))  # long ago: a rewrite shows
+    found = survey(tmp_path)
+    site = new_site(tmp_path, frames)
+    site.resume({"written": last.written, "tags": {}, "groups": {}, "lunr": {}})
+    site.put("index.html", b"home, changed")
+    site.put("review/index.html", b"review, without findings")
+    site.put("review/index.html", b"review")  # as it was, but written again
+    site.put("same.txt", b"same")  # the same key: not written
+    site.put("entries/z/index.html", b"z")  # a new folder
+    (tmp_path / "assets" / "app.css").write_bytes(b"css by MkDocs")  # copied over
+    del site.written["entries/y/index.html"]  # a fact gone (sweep_untouched drops it)
+    assert site.sweep_surveyed(found, last.written, {"assets/app.css"}) == 2
+    assert sorted(on_disk(tmp_path)) == [
+        MARKER, "assets/app.css", "entries/x/index.html", "entries/z/index.html",
+        "index.html", "review/index.html", "same.txt",
+    ]  # fmt: skip
+    assert not (tmp_path / "stray").exists() and not (tmp_path / "entries" / "y").exists()
+    assert not (tmp_path / "empty").exists()  # as the walk removes it
+    assert site.listing == survey(tmp_path).files
+    assert site.listing["same.txt"][1] == 1_000_000_000
 
 
 def test_sweep_removes_a_stray_link_without_following_it(tmp_path: Path, frames: Frames) -> None:
