@@ -16,9 +16,8 @@ parent holds little.
    settings come from this build. It costs the same at 10 entries as at 10,000: MkDocs never
    renders an entry page, where Material would draw its whole navigation once more;
 4. :func:`write_shared`: what goes through every view, while the findings are made on the
-   other core: the search index (each file written as it is made, in a forked child of its
-   own meanwhile: at 100k entries it takes ~8 s, the rest of this step less), the tag
-   pages, the category, month and other pages, and the raw files (``outputs``);
+   other core: the search index (each file written as it is made), the tag pages, the
+   category, month and other pages, and the raw files (``outputs``);
 5. :func:`write_entry_pages`: the entry pages, half of them in a forked worker that touches
    only its own entries' views;
 6. :func:`write_findings`: once the findings are in, the home and review pages and
@@ -54,7 +53,7 @@ from memsite.portal.gather import portal_for
 from memsite.portal.model import Portal
 from memsite.portal.render import Renderer
 from memsite.portal.reuse import SURVEY
-from memsite.portal.searchdata import search_file_stream
+from memsite.portal.searchpatch import write_index
 from memsite.portal.site import MARKER, Site
 
 if TYPE_CHECKING:
@@ -132,32 +131,6 @@ def _write_chunk(
     return {rel: site.written[rel] for rel in (f"entries/{i}/index.html" for i in ids)}
 
 
-def _write_search(site: Site, portal: Portal) -> tuple[int, list[str]]:
-    """The search index, each file written as it comes (never all held at once); its size
-    and its files."""
-    size, rels = 0, []
-    for rel, data in search_file_stream(portal):
-        site.put(rel, data)
-        size += len(data)
-        rels.append(rel)
-    return size, rels
-
-
-def _search_part(site: Site, portal: Portal) -> tuple[int, dict[str, bytes], list[str]]:
-    """:func:`_write_search` in a worker: the size, and each file's key and which files it
-    wrote, for the parent's site to remember (:func:`_take_search`)."""
-    size, rels = _write_search(site, portal)
-    return size, {rel: site.written[rel] for rel in rels}, [r for r in rels if r in site.wrote]
-
-
-def _take_search(site: Site, worker: Task[tuple[int, dict[str, bytes], list[str]]]) -> int:
-    size, keys, wrote = worker.result()
-    site.written.update(keys)
-    site.touched.update(keys)
-    site.wrote.update(wrote)
-    return size
-
-
 def write_entry_pages(site: Site, portal: Portal, fork: bool, progress: Progress | None) -> None:
     """Step 5: every entry page, half of them in a forked worker when there are enough."""
     import multiprocessing
@@ -220,17 +193,15 @@ def draw_frames(
     return site, made
 
 
-def write_shared(
-    site: Site, portal: Portal, stage: Stage, fork: bool
-) -> Task[tuple[int, dict[str, bytes], list[str]]]:
-    """Step 4: the search index (in a forked worker: its result, for :func:`_take_search`),
-    the tag pages and the rest but what shows the findings."""
+def write_shared(site: Site, portal: Portal, stage: Stage) -> int:
+    """Step 4: the search index, the tag pages and the rest but what shows the findings; the
+    search index's size."""
     stage("Search index…")
-    search = Task(_search_part, site, portal, fork=freeze_for_fork(fork))
+    search_bytes = write_index(site, portal)
     stage("Tag, category and month pages…")
     site.write_tags(portal)
     site.write_rest(portal)
-    return search
+    return search_bytes
 
 
 def write_findings(
@@ -245,7 +216,7 @@ def write_findings(
     shown = portal_for(memory, cache, findings)
     site.write_entries(shown, [e.id for e in shown.entries])
     site.write_tags(shown)
-    search_bytes, _ = _write_search(site, shown)
+    search_bytes = write_index(site, shown)
     site.write_rest(shown)
     return shown, search_bytes
 
@@ -369,10 +340,9 @@ def _build_into(
     stage("Page frames (MkDocs)…")
     site, made = draw_frames(memory, portal, site_dir, strict, site_url, resume)
     try:
-        search = write_shared(site, portal, stage, fork)
+        search_bytes = write_shared(site, portal, stage)
         stage("Entry pages…")
         write_entry_pages(site, portal, fork, steps.progress)
-        search_bytes = _take_search(site, search)
         stage("Findings (near duplicates, conflicts, secrets)…")
         findings = later.result()
     finally:

@@ -6,7 +6,9 @@ the files after MkDocs' build. Both take them from here."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import gzip
+from collections.abc import Callable, Iterable, Iterator
+from html import escape
 from typing import Any
 
 from memsite.portal.model import Portal
@@ -63,3 +65,21 @@ def files(portal: Portal, renderer: Renderer, base_url: str = "") -> Iterator[tu
     for rel, _, render in raw_files(portal, renderer, base_url):
         yield rel, render().encode("utf-8")
     yield from search_file_stream(portal)
+
+
+def sitemap(paths: Iterable[str], site_url: str | None) -> bytes:
+    """sitemap.xml as MkDocs writes it (no <loc> without a site_url), without build dates."""
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
+    ]
+    if site_url:
+        base = site_url.rstrip("/") + "/"
+        for path in paths:
+            lines.append(f"    <url>\n         <loc>{escape(base + path)}</loc>\n    </url>")
+    lines.append("</urlset>")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def gzipped(data: bytes) -> bytes:
+    return gzip.compress(data, compresslevel=9, mtime=0)

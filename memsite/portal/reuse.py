@@ -38,6 +38,7 @@ if TYPE_CHECKING:
 FORMAT = 1
 RESTORED = "MEMSITE_CACHE_RESTORED"
 _CHECK = 16  # bytes of the digest that ends the file
+MARKER = ".memsite-site"  # the file that says memsite made a site folder (DESIGN §9)
 SURVEY = "survey"  # a loaded state's key for the folder as the build found it (Survey)
 
 
@@ -269,8 +270,6 @@ def save(
             if link is not None:
                 return
         else:
-            from memsite.portal.site import MARKER
-
             info = os.lstat(site_dir / MARKER)
             files = {**listing, MARKER: (info.st_size, int(info.st_mtime))}
     except OSError:  # the next build starts over
@@ -311,8 +310,6 @@ def _digest(data: bytes) -> bytes:
 
 
 def _marker(site_dir: Path) -> str:
-    from memsite.portal.site import MARKER
-
     try:
         with open(site_dir / MARKER, "rb") as handle:
             text = handle.read(1 << 12).decode("utf-8", "replace")
@@ -338,11 +335,28 @@ def _parse(data: bytes) -> dict[str, Any] | None:
         _pairs(state.get("lunr"), bytes, bytes),
         _groups(state.get("tags")),
         _groups(state.get("groups")),
+        _search_memo(state.get("search", {})),
         _pairs(files, str, tuple)
         and all([type(n) for n in v] == [int, int] for v in files.values()),
     )
     keys = {"inputs", "home", "marker", "config"}
     return saved if all(shapes) and keys <= saved.keys() else None
+
+
+def _search_memo(found: Any) -> bool:
+    """The search index's memo (``portal.searchpatch.Memo``), or none (``{}``)."""
+    if found == {}:
+        return True
+    return (
+        isinstance(found, dict)
+        and found.keys() == {"digests", "total", "sums"}
+        and type(found["digests"]) is bytes
+        and len(found["digests"]) % 16 == 0
+        and type(found["total"]) is int
+        and _pairs(found["sums"], str, tuple)
+        and all(n.startswith("search/") and _inside(n) for n in found["sums"])
+        and all([type(n) for n in v] == [int, int] for v in found["sums"].values())
+    )
 
 
 def _pairs(found: Any, key: type, value: type) -> bool:

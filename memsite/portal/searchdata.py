@@ -117,8 +117,9 @@ def average_length(total: int, documents: int) -> float:
 
 def impacts(
     entries: Sequence[EntryView],
-) -> tuple[dict[str, array[int]], dict[int, set[str]], float]:
-    """term → [ref, value, ref, value, ...] in ref order; words by length; the average length."""
+) -> tuple[dict[str, array[int]], dict[int, set[str]], int]:
+    """term → [ref, value, ref, value, ...] in ref order; words by length; the analysed
+    length of all entries (the average's numerator)."""
     by_length: dict[int, set[str]] = defaultdict(set)
     rows = []
     for entry in entries:
@@ -126,20 +127,29 @@ def impacts(
         for word in words:
             by_length[len(word)].add(word)
         rows.append((body, meta))  # the words are not kept: at 100k entries, 150 MB
-    average = average_length(sum(len(body) + len(meta) for body, meta in rows), len(entries))
+    total = sum(len(body) + len(meta) for body, meta in rows)
+    average = average_length(total, len(entries))
     statuses = {name: n for n, name in enumerate(status_order())}
     postings: dict[str, array[int]] = defaultdict(lambda: array("i"))  # 4 bytes a value
-    k1, b, meta_weight = ranking.K1, ranking.B, ranking.META_WEIGHT
     for ref, (entry, (body, meta)) in enumerate(zip(entries, rows, strict=True)):
-        norm = k1 * (1 - b + b * (len(body) + len(meta)) / (average or 1.0))
-        counts: Counter[str] = Counter(body)
-        for term in meta:
-            counts[term] += meta_weight  # type: ignore[assignment]
-        status = statuses[entry.status]
-        for term, tf in counts.items():
-            impact = int(tf * (k1 + 1) / (tf + norm) * SCALE + 0.5) or 1
-            postings[term].extend((ref, impact * 8 + status))
-    return postings, by_length, average
+        for term, value in posting_values(body, meta, average, statuses[entry.status]):
+            postings[term].extend((ref, value))
+    return postings, by_length, total
+
+
+def posting_values(
+    body: Sequence[str], meta: Sequence[str], average: float, status: int
+) -> list[tuple[str, int]]:
+    """Each term of one entry and its posting's value: ``impact * 8 + status``."""
+    k1, b = ranking.K1, ranking.B
+    norm = k1 * (1 - b + b * (len(body) + len(meta)) / (average or 1.0))
+    counts: Counter[str] = Counter(body)
+    for term in meta:
+        counts[term] += ranking.META_WEIGHT  # type: ignore[assignment]
+    return [
+        (term, (int(tf * (k1 + 1) / (tf + norm) * SCALE + 0.5) or 1) * 8 + status)
+        for term, tf in counts.items()
+    ]
 
 
 def day_runs(entries: Sequence[EntryView]) -> list[int]:
@@ -195,33 +205,50 @@ def term_shards(postings: dict[str, array[int]]) -> list[tuple[str, bytes]]:
     (first term, file). Where a shard ends depends on the terms, not on the bytes before: a
     shard that grows moves at most its own end."""
     shards: list[tuple[str, bytes]] = []
-    terms: list[str] = []
-    frequencies: list[int] = []
-    encoded: list[str] = []
-    size = 0
-
-    def cut() -> None:
-        body = (
-            f'{{"terms":{_dumps(terms)},"df":{_dumps(frequencies)},'
-            f'"postings":[{",".join(encoded)}]}}'
-        )
-        shards.append((terms[0] if terms else "", body.encode("utf-8")))
-
+    cutter = Cutter()
     for term in sorted(postings):
         found = postings[term]
-        data = _encode_postings(found)
-        cost = len(term) + len(data) + 10
-        full = size >= SHARD_MIN and _starts_shard(term)
-        if terms and (full or size + cost > SHARD_MAX):
-            cut()
-            terms, frequencies, encoded, size = [], [], [], 0
-        terms.append(term)
-        frequencies.append(len(found) // 2)
-        encoded.append(data)
-        size += cost
-    if terms or not shards:
-        cut()
+        done = cutter.add(term, len(found) // 2, _encode_postings(found))
+        if done is not None:
+            shards.append(done)
+    if cutter.terms or not shards:
+        shards.append(cutter.cut())
     return shards
+
+
+class Cutter:
+    """Terms, in order, into shards (:func:`term_shards`): each term with its document
+    frequency and its encoded postings."""
+
+    def __init__(self) -> None:
+        self.terms: list[str] = []
+        self.frequencies: list[int] = []
+        self.encoded: list[str] = []
+        self.size = 0
+
+    def cuts_before(self, term: str, data: str) -> bool:
+        """Does a shard end before ``term`` (whose postings are ``data``)?"""
+        full = self.size >= SHARD_MIN and _starts_shard(term)
+        return bool(self.terms) and (full or self.size + len(term) + len(data) + 10 > SHARD_MAX)
+
+    def add(self, term: str, frequency: int, data: str) -> tuple[str, bytes] | None:
+        """Take ``term``; the shard it ended, if it ended one."""
+        done = self.cut() if self.cuts_before(term, data) else None
+        self.terms.append(term)
+        self.frequencies.append(frequency)
+        self.encoded.append(data)
+        self.size += len(term) + len(data) + 10
+        return done
+
+    def cut(self) -> tuple[str, bytes]:
+        """The shard so far (first term, file); the next starts empty."""
+        body = (
+            f'{{"terms":{_dumps(self.terms)},"df":{_dumps(self.frequencies)},'
+            f'"postings":[{",".join(self.encoded)}]}}'
+        )
+        shard = (self.terms[0] if self.terms else "", body.encode("utf-8"))
+        self.terms, self.frequencies, self.encoded, self.size = [], [], [], 0
+        return shard
 
 
 def _result_row(
@@ -286,34 +313,42 @@ def _filter_files(entries: Sequence[EntryView], names: _Names) -> Iterator[tuple
         yield f"search/f/{name}.json", _dump(_deltas(refs))
 
 
-def search_file_stream(portal: Portal) -> Iterator[tuple[str, bytes]]:
-    """The files of :func:`search_files` one at a time, ``meta.json`` last: a caller that
-    writes each as it comes never holds them all (about 60 MB at 100k entries)."""
-    entries = search_order(portal)
-    statuses = status_order()
-    names = _Names(
+def names_of(portal: Portal) -> _Names:
+    """The portal's shared name lists, numbered as the files refer to them."""
+    return _Names(
         {c.name: n for n, c in enumerate(portal.categories)},
         {t.name: n for n, t in enumerate(portal.tags)},
-        {name: n for n, name in enumerate(statuses)},
+        {name: n for n, name in enumerate(status_order())},
     )
-    postings, by_length, average = impacts(entries)
-    sums: list[tuple[str, int]] = []  # each file's checksum, for the stamp
+
+
+def search_file_stream(
+    portal: Portal, keep: dict[str, Any] | None = None
+) -> Iterator[tuple[str, bytes]]:
+    """The files of :func:`search_files` one at a time, ``meta.json`` last: a caller that
+    writes each as it comes never holds them all (about 60 MB at 100k entries). ``keep``:
+    filled once the stream ends with what a later build needs to patch the files after new
+    facts only (``portal.searchpatch``)."""
+    entries = search_order(portal)
+    names = names_of(portal)
+    postings, by_length, total = impacts(entries)
+    sums: dict[str, tuple[int, int]] = {}  # each file's checksum (for the stamp) and size
     shards: list[str] = []  # the first term of each
     for number, (first, data) in enumerate(term_shards(postings)):
         shards.append(first)
-        sums.append((f"search/t/{number}.json", zlib.crc32(data)))
+        sums[f"search/t/{number}.json"] = (zlib.crc32(data), len(data))
         yield f"search/t/{number}.json", data
     del postings
     words = ((f"search/v/{n}.json", _dump(sorted(w))) for n, w in by_length.items())
     for name, data in itertools.chain(
         words, _id_files(entries), _row_files(entries, names), _filter_files(entries, names)
     ):
-        sums.append((name, zlib.crc32(data)))
+        sums[name] = (zlib.crc32(data), len(data))
         yield name, data
     meta = {
         "version": VERSION,
         "documents": len(entries),
-        "averageLength": average,
+        "averageLength": average_length(total, len(entries)),
         "scale": SCALE,
         "chunk": CHUNK,
         "idChars": ID_CHARS,
@@ -321,19 +356,33 @@ def search_file_stream(portal: Portal) -> Iterator[tuple[str, bytes]]:
         "categories": list(names.categories),
         "categoryTitles": [c.title for c in portal.categories],
         "tags": list(names.tags),
-        "statuses": statuses,
+        "statuses": list(names.statuses),
         "shards": shards,
         "lengths": sorted(by_length),
         "days": day_runs(entries),
         "ranking": ranking_tables(),
     }
-    # Every other file is fetched as NAME?v=STAMP, and meta.json without the browser's cache:
-    # a page never mixes files of two builds.
+    data = stamped(meta, sums)
+    yield META_FILE, data
+    if keep is not None:
+        sums[META_FILE] = (zlib.crc32(data), len(data))
+        keep.update(digests=digests_of(entries), total=total, sums=sums)
+
+
+def stamped(meta: dict[str, Any], sums: dict[str, tuple[int, int]]) -> bytes:
+    """``meta.json`` with its stamp: every other file is fetched as NAME?v=STAMP, and
+    meta.json without the browser's cache, so a page never mixes files of two builds."""
     stamp = 0
-    for name, crc in sorted(sums):
-        stamp = zlib.crc32(f"{name}:{crc:08x}".encode(), stamp)
-    meta["stamp"] = f"{stamp:08x}"
-    yield META_FILE, _dump(meta)
+    for name in sorted(sums):
+        stamp = zlib.crc32(f"{name}:{sums[name][0]:08x}".encode(), stamp)
+    return _dump({**meta, "stamp": f"{stamp:08x}"})
+
+
+def digests_of(entries: Sequence[EntryView]) -> bytes:
+    """Each view's digest (``portal.keys``), 16 bytes a ref: what the files were made of."""
+    from memsite.portal.keys import view_digest
+
+    return b"".join(bytes.fromhex(view_digest(view)) for view in entries)
 
 
 def ranking_tables() -> dict[str, Any]:

@@ -4,13 +4,11 @@
 from __future__ import annotations
 
 import contextlib
-import gzip
 import hashlib
 import os
 import shutil
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from html import escape
 from pathlib import Path
 from typing import Any
 
@@ -19,35 +17,16 @@ from memsite.portal import lunrdocs
 from memsite.portal.frames import SHELL_ID, Frame
 from memsite.portal.keys import key_of
 from memsite.portal.model import Portal
-from memsite.portal.outputs import raw_files
+from memsite.portal.outputs import gzipped, raw_files, sitemap
 from memsite.portal.render import PageGroup, PageOut, Renderer
+from memsite.portal.reuse import MARKER as MARKER  # (where builds and tests take it from)
 from memsite.portal.reuse import Survey
-
-MARKER = ".memsite-site"
-
-
-def sitemap(paths: Iterable[str], site_url: str | None) -> bytes:
-    """sitemap.xml as MkDocs writes it (no <loc> without a site_url), without build dates."""
-    lines = [
-        '<?xml version="1.0" encoding="UTF-8"?>',
-        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
-    ]
-    if site_url:
-        base = site_url.rstrip("/") + "/"
-        for path in paths:
-            lines.append(f"    <url>\n         <loc>{escape(base + path)}</loc>\n    </url>")
-    lines.append("</urlset>")
-    return ("\n".join(lines) + "\n").encode("utf-8")
 
 
 def _folder_of(rel: str) -> str:
     """The folder holding ``rel`` as a survey names it: "" for the top, else "path/"."""
     parent = rel.rpartition("/")[0]
     return parent + "/" if parent else ""
-
-
-def _gzip(data: bytes) -> bytes:
-    return gzip.compress(data, compresslevel=9, mtime=0)
 
 
 @dataclass
@@ -80,6 +59,7 @@ class Site:
     _tags: dict[Any, list[tuple[str, str]]] = field(default_factory=dict)
     _groups: dict[Any, list[tuple[str, str]]] = field(default_factory=dict)
     _lunr: dict[Any, bytes] = field(default_factory=dict)  # MkDocs' index in pieces (serve)
+    search_memo: dict[str, Any] = field(default_factory=dict)  # its files' (searchpatch.Memo)
 
     # --- writing ----------------------------------------------------------------------------
 
@@ -143,6 +123,16 @@ class Site:
                     os.unlink(temporary)
         self.written[rel] = key
         return True
+
+    def read_written(self, rel: str) -> bytes | None:
+        """``rel`` as this site wrote it (None: it wrote none, or the bytes are not those)."""
+        key = self.written.get(rel)
+        try:
+            with open(os.path.join(self.site_dir, rel), "rb") as handle:
+                data = handle.read()
+        except OSError:
+            return None
+        return data if key == hashlib.blake2b(data, digest_size=16).digest() else None
 
     def page_html(self, page: PageOut) -> bytes:
         frame = self.frames[page.shell]
@@ -234,7 +224,7 @@ class Site:
         self._page_paths = set(paths)
         xml = sitemap(paths, self.site_url)
         if self.put("sitemap.xml", xml, atomic=atomic):
-            self.put("sitemap.xml.gz", _gzip(xml), atomic=atomic)
+            self.put("sitemap.xml.gz", gzipped(xml), atomic=atomic)
         self.touched.add("sitemap.xml.gz")
         # Its pieces are kept between updates (serve) and builds (``portal.reuse``).
         chunks = lunrdocs.index_chunks(self.search_config, shown, portal.entries, known=self._lunr)
@@ -256,6 +246,7 @@ class Site:
         return changed + self.put("llms.txt", llms, atomic=atomic)
 
     def write_search(self, files: Mapping[str, bytes], *, atomic: bool = False) -> int:
+        self.search_memo = {}  # (the files are no longer those it describes)
         return sum(self.put(rel, data, atomic=atomic) for rel, data in files.items())
 
     def sweep(self, keep: set[str]) -> int:
@@ -369,6 +360,7 @@ class Site:
             "tags": self._tags,
             "groups": self._groups,
             "lunr": self._lunr,
+            "search": self.search_memo,
         }
 
     def resume(self, state: Mapping[str, Any]) -> None:
@@ -378,6 +370,7 @@ class Site:
         self._tags = dict(state["tags"])
         self._groups = dict(state["groups"])
         self._lunr = dict(state["lunr"])
+        self.search_memo = dict(state.get("search") or {})
         self.in_place = True
 
     def sweep_untouched(self, earlier: Iterable[str]) -> int:

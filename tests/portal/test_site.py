@@ -13,9 +13,10 @@ from memsite.memory import Memory
 from memsite.portal.cache import PortalCache
 from memsite.portal.frames import Frames, render_frames
 from memsite.portal.gather import portal_for
+from memsite.portal.outputs import sitemap
 from memsite.portal.render import Renderer
 from memsite.portal.reuse import survey
-from memsite.portal.site import MARKER, Site, sitemap
+from memsite.portal.site import MARKER, Site
 from tests.portal.conftest import copy_demo
 
 URL = "https://memory.example.com/docs/"
