@@ -283,6 +283,11 @@ def _build(
     from memsite.portal import reuse as state
 
     earlier = prepare_site_dir(site_dir)
+    fork = can_fork() if steps.parallel is None else steps.parallel
+    steps.stage(f"Reading {_entry_files(memory):,} entries…")
+    # First: the text pass is the longest step of a build after a change (a category's near
+    # duplicates and conflicts found again); it runs while the last build is surveyed.
+    later = start_findings(memory, fork)
     resume = None
     if reuse and earlier and not clean:
         resume = state.load(memory, site_dir, reuse)
@@ -291,7 +296,7 @@ def _build(
     into = staging_dir(site_dir) if swap and resume is None else site_dir
     try:
         site, portal, result = _build_into(
-            memory, into, strict, site_url, steps, resume, earlier and not swap
+            memory, into, strict, site_url, steps, resume, earlier and not swap, (later, fork)
         )
         line = state.marker_line(site.written) if reuse else ""
         if reuse:  # the marker names this build, for the next to go on from
@@ -331,11 +336,11 @@ def _build_into(
     steps: _Steps,
     resume: dict[str, Any] | None,
     sweep: bool,
+    started: tuple[Later, bool],
 ) -> tuple[Site, Portal, BuildResult]:
-    fork = can_fork() if steps.parallel is None else steps.parallel
+    """Steps 2 to 7 (``started``: the findings on their way, and whether to fork)."""
+    later, fork = started
     cache, stage = steps.cache, steps.stage
-    stage(f"Reading {_entry_files(memory):,} entries…")
-    later = start_findings(memory, fork)
     portal = gather(memory, cache)
     stage("Page frames (MkDocs)…")
     site, made = draw_frames(memory, portal, site_dir, strict, site_url, resume)

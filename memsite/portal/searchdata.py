@@ -35,9 +35,9 @@ to each other in a fact (it needs word positions). Everything else is the same f
 recency factor from the day, not the second, of a fact).
 
 Since every file depends only on the entries it covers, a rebuild after one new fact gives
-mostly the same bytes: :meth:`~memsite.portal.site.Site.write_search` rewrites only the
-files that changed (its own terms' shards, the last rows file, its id prefix, its filters,
-``meta.json``).
+mostly the same bytes: only its own terms' shards, the last rows file, its id prefix, its
+filters and ``meta.json`` change. ``memsite build`` then makes just those
+(``portal.searchpatch``), and ``serve`` writes only the files whose bytes changed.
 """
 
 from __future__ import annotations
