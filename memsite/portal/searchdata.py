@@ -152,10 +152,11 @@ def posting_values(
     ]
 
 
-def day_runs(entries: Sequence[EntryView]) -> list[int]:
-    """The day (since 1970, UTC) of every ref as runs: ``[day delta, count, ...]``."""
-    out: list[int] = []
-    last = 0
+def day_runs(entries: Sequence[EntryView], runs: Sequence[int] = ()) -> list[int]:
+    """The day (since 1970, UTC) of every ref as runs: ``[day delta, count, ...]``; after
+    ``runs``, those of the refs before (``portal.searchpatch``), when given."""
+    out = list(runs)
+    last = sum(out[0::2])
     for entry in entries:
         day = int(_timestamp(entry.created) // DAY)
         if out and day == last:

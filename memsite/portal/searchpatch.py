@@ -107,7 +107,7 @@ def patch(portal: Portal, memo: Memo, read: Read) -> Patched | None:
         "documents": len(entries),
         "shards": firsts,
         "lengths": sorted({*meta["lengths"], *(len(w) for _, _, ws in rows for w in ws)}),
-        "days": _days(meta["days"], new),
+        "days": sd.day_runs(new, meta["days"]),
     }
     del meta["stamp"]
     body = sd.stamped(meta, {n: v for n, v in sums.items() if n != sd.META_FILE})
@@ -305,20 +305,6 @@ def _filters(
             last = ref
         files.append((name, sd._dump(deltas)))
     return files
-
-
-def _days(runs: list[int], new: Sequence[EntryView]) -> list[int]:
-    """``meta.days`` (``searchdata.day_runs``) with the new refs' days."""
-    out = list(runs)
-    last = sum(out[0::2])
-    for entry in new:
-        day = int(sd._timestamp(entry.created) // sd.DAY)
-        if out and day == last:
-            out[-1] += 1
-        else:
-            out += (day - last, 1)
-            last = day
-    return out
 
 
 def _json(data: bytes | None) -> Any:
