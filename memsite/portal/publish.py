@@ -215,10 +215,28 @@ def write_check_workflow(memory: Memory) -> str:
     return _write_workflow(memory, CHECK_WORKFLOW_PATH, check_workflow)
 
 
+def pattern_characters(store_rel: str) -> str:
+    """The characters of ``store_rel`` that a workflow cannot name as they are ("": none).
+    Its path filters, ``actions/cache`` paths and ``hashFiles()`` read their paths as glob
+    patterns (``* ? [ ] ! { }``, a backslash, and ``+(`` or ``@(`` groups), and a control
+    character would end a YAML line: quoting cannot make them plain there."""
+    found = {c for c in store_rel if c in "*?[]!{}\\" or ord(c) < 32 or ord(c) == 127}
+    found |= {c for c in ("+(", "@(") if c in store_rel}
+    return "".join(sorted(found))
+
+
 def _write_workflow(memory: Memory, name: str, text: Callable[[str], str]) -> str:
     top = memory.project_top()
     path = top / name
-    write_atomic(path, text(os.path.relpath(memory.store.root, top)).encode("utf-8"))
+    store_rel = os.path.relpath(memory.store.root, top)
+    odd = pattern_characters(store_rel.replace(os.sep, "/"))
+    if odd:
+        raise MemsiteError(
+            f"cannot write {name}: the store's path {store_rel!r} holds {odd!r}, which GitHub "
+            "Actions reads as patterns in path filters, cache paths and hashFiles(); move the "
+            "store to a plain path (memsite --store PATH) or write the workflow by hand"
+        )
+    write_atomic(path, text(store_rel).encode("utf-8"))
     return str(path)
 
 

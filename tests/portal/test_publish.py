@@ -153,3 +153,39 @@ def test_init_github_pages_writes_the_workflow(runner: Invoke, store_root: Path)
     assert result.exit_code == 0, result.stderr
     path = store_root.parent / ".github" / "workflows" / "memsite-pages.yml"
     assert path.read_text() == pages_workflow(".memsite")
+
+
+@pytest.mark.parametrize(
+    ("store", "odd"),
+    [
+        ("mem[1]/.memsite", "[]"),
+        ("*/.memsite", "*"),
+        ("a{b,c}", "{}"),
+        ("!neg", "!"),
+        ("x+(y)", "+("),
+        ("line\nbreak", "\n"),
+        ('odd "store" $(dir)', ""),  # quoted where it appears: written as it is
+        ("docs/memory", ""),
+    ],
+)
+def test_pattern_characters_of_store_paths(store: str, odd: str) -> None:
+    from memsite.portal.publish import pattern_characters
+
+    assert pattern_characters(store) == odd
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git missing")
+@pytest.mark.parametrize("flag", ["--github-pages", "--github-check"])
+def test_a_store_path_of_glob_characters_gets_no_workflow(
+    runner: Invoke, tmp_path: Path, flag: str
+) -> None:
+    """A workflow would read mem[1] as a pattern in its path filters, cache paths and
+    hashFiles(): one line, a non-zero exit, and no workflow written."""
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    store = tmp_path / "mem[1]" / ".memsite"
+    result = runner("--store", str(store), "init", flag)
+    assert result.exit_code != 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "'[]'" in lines[0] and "Traceback" not in result.stderr
+    assert "move the store" in lines[0]
+    assert not (tmp_path / ".github").exists()
