@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 STATUS_LABELS = {status: status.capitalize() for status in STATUSES}
 
 
+@functools.lru_cache(maxsize=4096)  # (category and tag names repeat across entries)
 def slug(name: str) -> str:
     """A URL path segment for a category or tag name.
 
@@ -282,15 +283,9 @@ def _hidden(text: str, shown: int = 5) -> tuple[str, ...]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _slug(name: str) -> str:
-    """:func:`slug`, once per name (category and tag names repeat across entries)."""
-    return slug(name)
-
-
-@functools.lru_cache(maxsize=4096)
 def _tag(name: str) -> Tag:
     """A tag as views hold it: one object per name."""
-    return Tag(name, _slug(name))
+    return Tag(name, slug(name))
 
 
 def entry_view(
@@ -309,7 +304,7 @@ def entry_view(
     return EntryView(
         id=entry.id,
         category=category,
-        category_slug=_slug(category),
+        category_slug=slug(category),
         category_title=titles[category],
         content=entry.content,
         title=safe_title(entry.content),

@@ -57,6 +57,7 @@ from memsite.core import ranking
 from memsite.core.schema import STATUSES
 from memsite.core.stem import MIN_WORD, entry_terms
 from memsite.core.text import normalize, one_line
+from memsite.portal.keys import view_digest
 from memsite.portal.model import EntryView, Portal
 
 VERSION = 3
@@ -183,8 +184,9 @@ def _deltas(refs: Iterable[int]) -> list[int]:
     return out
 
 
-def _encode_postings(found: array[int]) -> str:
-    """A term's postings as JSON ``[ref delta, value, ...]``, the strongest when too many."""
+def encode_postings(found: Sequence[int]) -> str:
+    """A term's postings ``[ref, value, ...]`` (refs in order) as JSON ``[ref delta, value,
+    ...]``, the strongest when too many."""
     pairs = list(zip(found[::2], found[1::2], strict=True))
     if len(pairs) > MAX_POSTINGS:
         # Values are impact * 8 + status: their order is the impacts' order.
@@ -209,7 +211,7 @@ def term_shards(postings: dict[str, array[int]]) -> list[tuple[str, bytes]]:
     cutter = Cutter()
     for term in sorted(postings):
         found = postings[term]
-        done = cutter.add(term, len(found) // 2, _encode_postings(found))
+        done = cutter.add(term, len(found) // 2, encode_postings(found))
         if done is not None:
             shards.append(done)
     if cutter.terms or not shards:
@@ -294,9 +296,11 @@ def _id_files(entries: Sequence[EntryView]) -> Iterator[tuple[str, bytes]]:
             yield f"search/i/{prefix}.json", _dump(rows)
 
 
-def _row_files(entries: Sequence[EntryView], names: _Names) -> Iterator[tuple[str, bytes]]:
-    """``d/N.json``: what a result shows, :data:`CHUNK` refs a file."""
-    for number, start in enumerate(range(0, len(entries), CHUNK)):
+def row_files(
+    entries: Sequence[EntryView], names: _Names, first: int = 0
+) -> Iterator[tuple[str, bytes]]:
+    """``d/N.json``: what a result shows, :data:`CHUNK` refs a file (from file ``first``)."""
+    for number, start in enumerate(range(first * CHUNK, len(entries), CHUNK), first):
         chunk = entries[start : start + CHUNK]
         rows = [_result_row(e, *names) for e in chunk]
         yield f"search/d/{number}.json", _dump(rows)
@@ -342,7 +346,7 @@ def search_file_stream(
     del postings
     words = ((f"search/v/{n}.json", _dump(sorted(w))) for n, w in by_length.items())
     for name, data in itertools.chain(
-        words, _id_files(entries), _row_files(entries, names), _filter_files(entries, names)
+        words, _id_files(entries), row_files(entries, names), _filter_files(entries, names)
     ):
         sums[name] = (zlib.crc32(data), len(data))
         yield name, data
@@ -381,8 +385,6 @@ def stamped(meta: dict[str, Any], sums: dict[str, tuple[int, int]]) -> bytes:
 
 def digests_of(entries: Sequence[EntryView]) -> bytes:
     """Each view's digest (``portal.keys``), 16 bytes a ref: what the files were made of."""
-    from memsite.portal.keys import view_digest
-
     return b"".join(bytes.fromhex(view_digest(view)) for view in entries)
 
 

@@ -24,6 +24,7 @@ the last build wrote (:data:`Read`). The result is byte for byte what
 from __future__ import annotations
 
 import bisect
+import itertools
 import json
 import zlib
 from collections import defaultdict
@@ -163,12 +164,7 @@ def _patched_files(
 
     files += _words(rows, old)
     files += _ids(entries, known, old)
-    start = known // sd.CHUNK
-    chunks = (entries[at : at + sd.CHUNK] for at in range(start * sd.CHUNK, len(entries), sd.CHUNK))
-    files += [
-        (f"search/d/{number}.json", sd._dump([sd._result_row(v, *names) for v in chunk]))
-        for number, chunk in enumerate(chunks, start)
-    ]
+    files += sd.row_files(entries, names, known // sd.CHUNK)
     files += _filters(entries, known, names, old)
     return files, firsts
 
@@ -226,30 +222,13 @@ def _merged(
     for term in sorted(found.keys() | set(terms)):
         frequency, postings = found.get(term, (0, []))
         more = added.get(term)
-        if more:
-            frequency += len(more) // 2
-            postings = _grown(postings, more)
-        out.append((term, frequency, sd._dumps(postings)))
+        if more:  # decoded, the new pairs last (their refs are the greatest), encoded again
+            refs = itertools.accumulate(postings[0::2])
+            flat = [n for pair in zip(refs, postings[1::2], strict=True) for n in pair]
+            out.append((term, frequency + len(more) // 2, sd.encode_postings(flat + more)))
+        else:
+            out.append((term, frequency, sd._dumps(postings)))
     return out
-
-
-def _grown(postings: list[int], more: list[int]) -> list[int]:
-    """Encoded postings ``[ref delta, value, ...]`` with the new pairs ``more`` (absolute
-    refs, all greater), encoded again; past ``MAX_POSTINGS``, the strongest kept."""
-    pairs = []
-    ref = 0
-    for at in range(0, len(postings), 2):
-        ref += postings[at]
-        pairs.append((ref, postings[at + 1]))
-    pairs += zip(more[::2], more[1::2], strict=True)
-    if len(pairs) > sd.MAX_POSTINGS:
-        pairs = sorted(sorted(pairs, key=lambda p: p[1], reverse=True)[: sd.MAX_POSTINGS])
-    flat: list[int] = []
-    last = 0
-    for ref, value in pairs:
-        flat += (ref - last, value)
-        last = ref
-    return flat
 
 
 Old = Callable[[str, list[Any]], list[Any]]
