@@ -57,8 +57,10 @@ def open_memory(store: str | Path | None = None) -> Memory:
 def __getattr__(name: str) -> Any:
     import importlib
 
-    from memsite import errors
-
+    # Not ``from memsite import errors``: before memsite.errors is loaded, that form asks this
+    # module for ``errors`` first, which lands here again (a RecursionError on
+    # ``memsite.MemsiteError`` or ``from memsite import parallel`` in a fresh process).
+    errors = importlib.import_module("memsite.errors")
     if name in _LAZY:
         return getattr(importlib.import_module(_LAZY[name]), name)
     if hasattr(errors, name) and name in __all__:

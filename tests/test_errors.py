@@ -4,6 +4,8 @@ every one into a message, and the package face exports the same classes."""
 from __future__ import annotations
 
 import inspect
+import subprocess
+import sys
 
 import pytest
 
@@ -82,3 +84,21 @@ def test_the_package_face_exports_the_same_classes(name: str) -> None:
 def test_the_package_face_refuses_unknown_names() -> None:
     with pytest.raises(AttributeError, match="NoSuchError"):
         memsite.NoSuchError  # noqa: B018
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        "import memsite; print(memsite.MemsiteError.__name__)",
+        "from memsite import errors; print(errors.MemsiteError.__name__)",
+        "from memsite import parallel, MemsiteError; print(MemsiteError.__name__)",
+    ],
+)
+def test_the_package_face_works_in_a_fresh_interpreter(code: str) -> None:
+    # In this process memsite.errors is loaded already; a fresh one once looped in
+    # memsite.__getattr__ (RecursionError) before anything had loaded it.
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "MemsiteError"
