@@ -275,11 +275,8 @@ def _special_lines(
 
     index = memory.index()
     active = set(active)
-    special: dict[str, str] = {}
-    for entry_id in sorted(memory.model.caches.flagged() & active):
-        entry = index.entries.by_id(entry_id)
-        if entry is not None:
-            special[entry_id] = index_item(entry, full=True).bullet
+    flagged = memory.model.caches.flagged() & active
+    special = index.views.redacted_bullets(flagged, lambda e: index_item(e, full=True).bullet)
     for entry_id, line in index.views.index_bullets(sorted(set(approved) & active)).items():
         line = special.get(entry_id, line)
         if has_hidden(line):
@@ -385,11 +382,14 @@ def compact(memory: Memory, full: bool = False, *, count: bool = True) -> dict[s
     store.writable(store.compacted_dir, children=True)
     store.writable(store.index_path)
     store.writable(store.cache_dir, children=True)
-    index = memory.model.synced(full=full)
-    if count:  # exact token costs (loads the tokenizers): not for `context` (ensure_fresh)
-        index.views.count_tokens()
-    flags = _flags(memory)
-    stamp = _stamp(memory, flags)
+    # Exact token costs (not for `context`), the tokenizers loaded meanwhile by a child
+    child = memory.index().views.counting_child() if count and not full else None
+    with child or contextlib.nullcontext():
+        index = memory.model.synced(full=full)
+        flags = _flags(memory)
+        stamp = _stamp(memory, flags)
+        if count:
+            index.views.count_tokens(child)
     saved = memory.model.caches.load_state()
     same_base = (
         isinstance(saved, dict)

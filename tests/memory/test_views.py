@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import tempfile
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -37,6 +39,46 @@ def test_a_secret_only_the_full_scan_sees_leaves_index_md_once_reviewed(
     text = again.context()
     assert TWILIO not in text and "[redacted: twilio-api-key]" in text
     assert TWILIO not in (store_root / "index.md").read_text(encoding="utf-8")
+
+
+def test_a_flagged_fact_is_redacted_with_the_full_scan_once_per_file(
+    store_root: Path, clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The full scan's bullet of a flagged fact is made once and kept in its row: later
+    compactions do not load the scan's library for it again (~0.15 s each), and a file
+    replaced under its name (a new row) is redacted again from its new text."""
+    from memsite.core import budget, secrets
+
+    quick = secrets.prefilter
+    monkeypatch.setattr(secrets, "prefilter", lambda text: TWILIO not in text and quick(text))
+    obj = make_entry(f"SMS through Twilio with {TWILIO} in prod", "operations")
+    path = write_raw(store_root, obj)
+    Memory.open(str(store_root), {}, store_root.parent, clock).review()
+    made: list[str] = []
+    whole = budget.index_item
+
+    def counted(entry: Any, *, full: bool = False) -> Any:
+        made.extend([entry.content] if full else [])
+        return whole(entry, full=full)
+
+    monkeypatch.setattr(budget, "index_item", counted)
+    for number in range(2):
+        memory = Memory.open(str(store_root), {}, store_root.parent, clock)
+        memory.add(f"Deploys number {number} run from main", "operations")
+        assert "index.md" in memory.compact()["written"]  # index.md made again
+        text = (store_root / "index.md").read_text(encoding="utf-8")
+        assert TWILIO not in text and "[redacted: twilio-api-key]" in text
+    assert made == [obj["content"]]  # once, not at each compaction
+    # The same name, new bytes (another commit's file): made again from the new text.
+    obj["content"] = f"SMS through Twilio with {TWILIO} in staging"
+    fresh = path.with_name("new.tmp")  # a new file (inode) put in its place, as git does
+    fresh.write_text(json.dumps(obj, indent=2), encoding="utf-8")
+    fresh.replace(path)
+    memory = Memory.open(str(store_root), {}, store_root.parent, clock)
+    memory.compact()
+    text = (store_root / "index.md").read_text(encoding="utf-8")
+    assert made[1:] == [obj["content"]]
+    assert "in staging" in text and TWILIO not in text
 
 
 def test_index_text_is_what_compact_writes(store_root: Path, clock: Clock) -> None:

@@ -12,16 +12,18 @@ from __future__ import annotations
 
 import contextlib
 import sqlite3
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memsite.core.schema import ACTIVE, CONFIDENCE_RANK
 from memsite.storage.readmodel.ingest import bump
 from memsite.storage.readmodel.queries import IN_ORDER
-from memsite.storage.readmodel.rows import chunks, marks, transaction
+from memsite.storage.readmodel.rows import chunks, marks, rows_where, transaction
 
 if TYPE_CHECKING:
     from memsite.core.budget import IndexItem
+    from memsite.core.entry import Entry
+    from memsite.storage.readmodel.counter import CountingChild
     from memsite.storage.readmodel.facade import Index
 
 Shown = tuple[str, str, int]  # view bullet, index bullet, index cost
@@ -133,23 +135,83 @@ class Views:
                 found[entry_id] = bullet if bullet is not None else self._shown(entry_id)[1]
         return found
 
-    def count_tokens(self) -> int:
+    def redacted_bullets(
+        self, ids: Collection[str], make: Callable[[Entry], str]
+    ) -> dict[str, str]:
+        """Active entry id → its index bullet as the full secret scan redacts it, for these
+        ids (entries the scan flagged): ``make(entry)`` makes one the first time it is asked
+        for, and it is kept in the entry's row (a file replaced under its name is a new row,
+        made again). The scan's library costs ~0.15 s to import, which every compaction of a
+        store with one flagged fact paid. A cache that cannot be written keeps them for this
+        call only."""
+        db = self.index.sync()
+        found: dict[str, str] = {}
+        missing: list[int] = []
+        for chunk in chunks(sorted(ids)):
+            for n, entry_id, bullet in db.execute(
+                "SELECT n, id, full_bullet FROM entries INDEXED BY entries_id "
+                f"WHERE status = ? AND id IN ({marks(len(chunk))})",
+                (ACTIVE, *chunk),
+            ):
+                if bullet is None:
+                    missing.append(n)
+                else:
+                    found[entry_id] = bullet
+        fresh = [(make(row.entry()), row.n, row.id) for row in rows_where(db, "n", missing)]
+        found.update((entry_id, bullet) for bullet, _, entry_id in fresh)
+        done = [(bullet, n) for bullet, n, _ in fresh]
+        # Asked inside a read of one state (``reading``), the write joins that transaction.
+        held = contextlib.nullcontext() if db.in_transaction else transaction(db)
+        with contextlib.suppress(sqlite3.OperationalError), held:
+            db.executemany("UPDATE entries SET full_bullet = ? WHERE n = ?", done)
+        return found
+
+    def counting_child(self) -> CountingChild | None:
+        """A forked child loading the tokenizers for :meth:`count_tokens` while this process
+        takes in entries/ (start it before the sync), when there will be lines to count: the
+        folder changed since the index looked, or an active entry is not counted yet. None
+        when there will not be, or no child can be forked."""
+        from memsite.storage.readmodel.counter import CountingChild
+
+        try:
+            if self.index.fresh() and not self._uncounted("LIMIT 1"):
+                return None
+        except sqlite3.Error:
+            pass  # a damaged index: the sync rebuilds it, and there will be lines
+        return CountingChild.start()
+
+    def _uncounted(self, more: str) -> list[tuple[int, str, str | None]]:
+        """(row, category, index bullet) of the active entries not counted yet, then ``more``
+        SQL (shown or not: a bullet not shown yet is NULL)."""
+        return self.index.db.execute(
+            "SELECT n, category, index_bullet FROM entries INDEXED BY entries_uncounted "
+            f"WHERE o200k IS NULL AND status = ? {more}",
+            (ACTIVE,),
+        ).fetchall()
+
+    def count_tokens(self, child: CountingChild | None = None) -> int:
         """Count exactly, in one batch, the index bullets of the active entries not counted yet:
         each one's cost becomes its count, and its category's views are dirty again (a new
         generation). How many were counted; 0 when bpe-openai is not installed (the estimates
-        stay). Loads the tokenizers (~0.07 s) when there is anything to count."""
+        stay). Loads the tokenizers (~0.07 s) when there is anything to count, unless
+        ``child`` (:meth:`counting_child`) has them loaded already: it counts a batch smaller
+        than ``PARALLEL`` (a bigger one is split over two processes here), and is done with
+        either way."""
+        from memsite.storage.readmodel.prepare import PARALLEL, count_lines
+
         db = self.index.sync()
         self._show()
-        rows = db.execute(
-            "SELECT n, category, index_bullet FROM entries INDEXED BY "
-            "entries_uncounted WHERE o200k IS NULL AND status = ? AND index_cost IS NOT NULL",
-            (ACTIVE,),
-        ).fetchall()
+        rows = self._uncounted("AND index_cost IS NOT NULL")  # those shown
+        lines = [r[2] or "" for r in rows]
+        counted = None
+        if child is not None and rows and len(rows) < PARALLEL:
+            counted = child.count(lines)
+        elif child is not None:
+            child.close()
         if not rows:
             return 0
-        from memsite.storage.readmodel.prepare import count_lines
-
-        counted = count_lines([r[2] for r in rows])
+        if counted is None:
+            counted = count_lines(lines)
         if counted is None:
             return 0
         with contextlib.suppress(sqlite3.OperationalError), transaction(db):
