@@ -330,3 +330,14 @@ def digest_tree(digest: hashlib.blake2b, top: Path, suffix: str = "") -> None:
             digest.update(os.path.relpath(path, top).encode("utf-8", "surrogateescape"))
             with contextlib.suppress(OSError), open(path, "rb") as handle:
                 digest.update(hashlib.blake2b(handle.read(), digest_size=16).digest())
+
+
+def blake2b_hex(data: bytes) -> str:
+    """The BLAKE2b digest of ``data`` (32 bytes, hex) without importing hashlib, whose
+    OpenSSL start-up costs ~4 ms: `context` stamps the config with it at every session
+    start. hashlib's own BLAKE2b is this one."""
+    try:
+        from _blake2 import blake2b
+    except ImportError:  # an interpreter built without it
+        from hashlib import blake2b
+    return blake2b(data, digest_size=32).hexdigest()

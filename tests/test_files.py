@@ -185,3 +185,10 @@ def test_every_entry_file_survives_every_read(store_root: Path) -> None:
     assert sorted(i.filename for i in found.invalid) == ["bad.json", "dir.json", "link.json"]
     after = {p.name: (p.lstat().st_mtime_ns, p.lstat().st_size) for p in entries.iterdir()}
     assert after == before
+
+
+@pytest.mark.parametrize("data", [b"", b"{}", "é\u2028".encode(), bytes(range(256)) * 40])
+def test_blake2b_hex_is_hashlibs_blake2b(data: bytes) -> None:
+    import hashlib
+
+    assert files.blake2b_hex(data) == hashlib.blake2b(data, digest_size=32).hexdigest()

@@ -119,6 +119,8 @@ def test_context_with_fresh_views_loads_no_rules(store_root: Path) -> None:
     assert code == 0
     rules = {"memsite.core.compaction", "memsite.core.budget", "memsite.core.stem"}
     assert rules & modules == set()
+    # nor what the session name and the views' stamp once needed: ~8 ms at every start
+    assert {"socket", "_hashlib", "multiprocessing"} & modules == set()
 
 
 def test_the_program_leaves_its_objects_out_of_the_exit_collection(tmp_path: Path) -> None:

@@ -351,9 +351,9 @@ class Memory:
     ) -> str | None:
         """The index for the largest budget whose ``shown`` form fits in ``characters``
         (None when the views were never built and not ``first_build``)."""
-        from memsite.memory import views
+        from memsite.memory.context import index_within
 
-        return views.index_within(self, characters, shown, first_build)
+        return index_within(self, characters, shown, first_build)
 
     def portal_input(self, known: FileLinks | None = None, tags: str | None = None) -> PortalInput:
         """Everything the portal shows, read once (``memory.portal_input``; ``tags``: the

@@ -6,6 +6,7 @@ With fresh views and no task, it reads one file and should cost no more than tha
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from memsite.errors import InvalidInputError, StorageError
@@ -131,3 +132,32 @@ def _task_facts(memory: Memory, task: str) -> list[str]:
     from memsite.memory.recall import relevant
 
     return relevant(memory, task, TASK_FACTS, strict=False)
+
+
+def index_within(
+    memory: Memory, characters: int, shown: Callable[[str], str], first_build: bool = True
+) -> str | None:
+    """The index for the largest token budget whose ``shown`` form fits in ``characters``:
+    every category keeps its weighted share (unlike cutting index.md after its first lines).
+    Stale views are brought up to date first (an incremental compaction); without
+    ``first_build``, None when they were never built in this clone (that takes seconds at
+    10k facts), and nothing is built."""
+    if not memory.config.enabled:
+        return ""
+    if not first_build and not memory.store.views_stamp.is_file():
+        return None
+    ensure_fresh(memory)
+
+    def choose(render: Callable[[int], str]) -> str:
+        low, high = 1, max(characters, 1)  # an estimate never counts more tokens than bytes
+        best = shown(render(low))
+        while low < high:
+            middle = (low + high + 1) // 2
+            text = shown(render(middle))
+            if len(text) <= characters:
+                low, best = middle, text
+            else:
+                high = middle - 1
+        return best if len(best) <= characters else ""
+
+    return _index_texts(memory, choose).text

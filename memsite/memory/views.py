@@ -12,7 +12,6 @@ that use them: `context` with fresh views reads one file and should cost no more
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import zlib
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memsite.errors import StorageError
 from memsite.files import (
+    blake2b_hex,
     remove_files,
     replace_if_changed,
     stale_temporaries,
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from memsite.core.budget import IndexItem
     from memsite.memory import Memory
     from memsite.storage.layout import Store
+    from memsite.storage.readmodel.facade import Index
 
 
 _STAMP_KEYS = ("entries", "config", "version", "markers", "flagged", "trust")
@@ -40,7 +41,7 @@ def _stamp(memory: Memory, flags: Mapping[str, str] | None = None) -> dict[str, 
 
     return {
         "entries": memory.model.fingerprint(),
-        "config": hashlib.sha256(memory.store.config_bytes()).hexdigest(),
+        "config": blake2b_hex(memory.store.config_bytes()),
         "version": __version__,
         "markers": _markers_stamp(memory, _flags(memory) if flags is None else flags),
         "flagged": f"{zlib.crc32(memory.model.caches.flagged_bytes()):08x}",
@@ -286,35 +287,6 @@ def _special_lines(
     return special
 
 
-def index_within(
-    memory: Memory, characters: int, shown: Callable[[str], str], first_build: bool = True
-) -> str | None:
-    """The index for the largest token budget whose ``shown`` form fits in ``characters``:
-    every category keeps its weighted share (unlike cutting index.md after its first lines).
-    Stale views are brought up to date first (an incremental compaction); without
-    ``first_build``, None when they were never built in this clone (that takes seconds at
-    10k facts), and nothing is built."""
-    if not memory.config.enabled:
-        return ""
-    if not first_build and not memory.store.views_stamp.is_file():
-        return None
-    ensure_fresh(memory)
-
-    def choose(render: Callable[[int], str]) -> str:
-        low, high = 1, max(characters, 1)  # an estimate never counts more tokens than bytes
-        best = shown(render(low))
-        while low < high:
-            middle = (low + high + 1) // 2
-            text = shown(render(middle))
-            if len(text) <= characters:
-                low, best = middle, text
-            else:
-                high = middle - 1
-        return best if len(best) <= characters else ""
-
-    return _index_texts(memory, choose).text
-
-
 def _view_stats(store: Store, names: Iterable[str]) -> dict[str, list[int]]:
     """Size and mtime of each view file that exists (to notice one edited or removed)."""
     found = {}
@@ -382,14 +354,9 @@ def compact(memory: Memory, full: bool = False, *, count: bool = True) -> dict[s
     store.writable(store.compacted_dir, children=True)
     store.writable(store.index_path)
     store.writable(store.cache_dir, children=True)
-    # Exact token costs (not for `context`), the tokenizers loaded meanwhile by a child
-    child = memory.index().views.counting_child() if count and not full else None
-    with child or contextlib.nullcontext():
-        index = memory.model.synced(full=full)
-        flags = _flags(memory)
-        stamp = _stamp(memory, flags)
-        if count:
-            index.views.count_tokens(child)
+    index = _counted(memory, full, count)
+    flags = _flags(memory)
+    stamp = _stamp(memory, flags)
     saved = memory.model.caches.load_state()
     same_base = (
         isinstance(saved, dict)
@@ -430,6 +397,18 @@ def compact(memory: Memory, full: bool = False, *, count: bool = True) -> dict[s
         "pruned_daily": pruned,
         "removed_temporaries": temporaries,
     }
+
+
+def _counted(memory: Memory, full: bool, count: bool) -> Index:
+    """The index taken in, with exact token costs unless not ``count`` (`context`); a forked
+    child loads the tokenizers meanwhile (``Views.counting_child``). Before anything keyed
+    to the index's fingerprint (markers, the gate): counting makes a new generation."""
+    child = memory.index().views.counting_child() if count and not full else None
+    with child or contextlib.nullcontext():
+        index = memory.model.synced(full=full)
+        if count:
+            index.views.count_tokens(child)
+    return index
 
 
 def _view_names(categories: Iterable[str]) -> list[str]:

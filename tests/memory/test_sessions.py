@@ -168,3 +168,18 @@ def test_a_done_line_names_the_task_it_closes(store_root: Path, clock: Clock) ->
     assert answer["closed"] == {"session": "s-1", "task": "Fix the build"}
     assert memory.log("Fix the build", "s-1", kind="done")["closed"] is None  # closed already
     assert "closed" not in memory.log("a note", "s-1")
+
+
+def test_a_terminal_session_is_named_from_the_host_as_socket_names_it() -> None:
+    """The host part comes from ``uname`` (no socket import at every start): the same name
+    ``socket.gethostname`` gives, so names drawn before and after the change are one."""
+    import os
+    import socket
+    import zlib
+
+    from memsite.memory.sessions import current_session
+
+    with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as handle:
+        boot = handle.read().strip()
+    seed = f"{socket.gethostname()}:{boot}:{os.getsid(0)}".encode()
+    assert current_session(env={}) == f"cli-{zlib.crc32(seed):08x}"
