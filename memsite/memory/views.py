@@ -400,10 +400,11 @@ def compact(memory: Memory, full: bool = False, *, count: bool = True) -> dict[s
 
 
 def _counted(memory: Memory, full: bool, count: bool) -> Index:
-    """The index taken in, with exact token costs unless not ``count`` (`context`); a forked
-    child loads the tokenizers meanwhile (``Views.counting_child``). Before anything keyed
-    to the index's fingerprint (markers, the gate): counting makes a new generation."""
-    child = memory.index().views.counting_child() if count and not full else None
+    """The index taken in, with exact token costs unless not ``count`` (`context`); a child
+    forked before the sync (``Views.counting_child``: not ``memory.index()``, which syncs)
+    loads the tokenizers meanwhile. Before anything keyed to the index's fingerprint
+    (markers, the gate): counting makes a new generation."""
+    child = memory.model.index.views.counting_child() if count and not full else None
     with child or contextlib.nullcontext():
         index = memory.model.synced(full=full)
         if count:

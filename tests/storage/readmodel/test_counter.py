@@ -135,3 +135,27 @@ def test_compact_counts_through_the_child_or_itself_alike(
     monkeypatch.setattr(CountingChild, "start", lambda: started.append(1) or start())
     open_memory(store_root, clock).compact()
     assert started == []
+
+
+def test_the_child_is_forked_before_a_new_file_is_taken_in(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file that arrived by git: the child loads the tokenizers while the index takes it
+    in (forked after the sync, it overlapped nothing: at 100k the sync is ~0.2 s)."""
+    from memsite.storage.readmodel import ingest
+    from tests.conftest import make_entry, write_raw
+
+    clock = Clock()
+    open_memory(store_root, clock).compact()
+    events: list[str] = []
+    start, take_in = CountingChild.start, ingest.take_in
+    monkeypatch.setattr(CountingChild, "start", lambda: events.append("fork") or start())
+    monkeypatch.setattr(ingest, "take_in", lambda index: events.append("sync") or take_in(index))
+    write_raw(store_root, make_entry("Deploys go through ArgoCD", "operations"))
+    open_memory(store_root, clock).compact()
+    assert events == ["fork", "sync"]
+    db = sqlite3.connect(store_root / "cache" / "index.sqlite3")
+    try:
+        assert all(n is not None for (n,) in db.execute("SELECT cl100k FROM entries"))
+    finally:
+        db.close()
