@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 import pytest
 
-from memsite.cli import cli
+from memsite.cli.main import cli
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 import pytest
 
-from memsite.cli import cli
+from memsite.cli.main import cli
 from memsite.runners import BUILTIN, BUILTIN_NAMES, registry
 from tests.conftest import Invoke
 

@@ -51,7 +51,7 @@ def loaded_after(args: list[str], cwd: Path) -> set[str]:
     """The modules loaded once `memsite ARGS` has run (the command group imports a command's
     module with importlib, which -X importtime does not report)."""
     script = (
-        "import sys\nfrom memsite.cli import main\ntry:\n    main(sys.argv[1:])\n"
+        "import sys\nfrom memsite.cli.main import main\ntry:\n    main(sys.argv[1:])\n"
         "except SystemExit as exc:\n    assert not exc.code, exc.code\n"
         "print('\\n'.join(sorted(sys.modules)))"
     )
@@ -67,6 +67,7 @@ def test_a_command_loads_no_other_command_module(store_root: Path) -> None:
     cwd = store_root.parent
     modules = loaded_after(["search", "pnpm"], cwd)
     assert sorted(m for m in modules if m.startswith("memsite.cli.")) == [
+        "memsite.cli.boundary",
         "memsite.cli.kit",
         "memsite.cli.main",
         "memsite.cli.recall",

@@ -1,6 +1,28 @@
-"""The `memsite` command line (click only): each command calls memsite.memory, portal/ or
-runners/."""
+"""The `memsite` command line: each command calls memsite.memory, portal/ or runners/.
 
-from memsite.cli.main import cli, main, run
+Commands are click's (``memsite.cli.main``), but for the session-start hook's command line,
+which runs without click (``quick``).
+"""
 
-__all__ = ["cli", "main", "run"]
+from __future__ import annotations
+
+import gc
+import sys
+
+
+def run() -> None:
+    """The program's entry point (the `memsite` script and `python -m memsite`): the command,
+    and then its objects are frozen out of the cyclic collector's reach, so that the
+    interpreter's exit does not walk them all once more (~8 ms of a ~95 ms search at 10k
+    entries). Tests call ``main.main`` itself, in one long-lived process."""
+    from memsite.cli.quick import plan
+
+    try:
+        hook = plan(sys.argv[1:])
+        if hook is not None:
+            hook()  # exits
+        from memsite.cli.main import main
+
+        main()
+    finally:
+        gc.freeze()

@@ -7,7 +7,6 @@ printed raw would be obeyed by the terminal. JSON output escapes them instead.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Callable, Sequence
 from datetime import date
@@ -15,8 +14,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from memsite.cli.boundary import dumps as dumps
 from memsite.core.schema import CONFIDENCES
-from memsite.core.text import json_safe, printable, shorten
+from memsite.core.text import printable, shorten
 from memsite.errors import InvalidInputError
 
 if TYPE_CHECKING:
@@ -32,10 +32,6 @@ COUNT_MAX = 1_000_000
 
 def json_option(func: F) -> F:
     return click.option("--json", "as_json", is_flag=True, help="Print JSON for agents.")(func)
-
-
-def dumps(value: Any) -> str:
-    return json_safe(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False))
 
 
 def emit_json(value: Any) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-
 import click
 
 from memsite.cli.kit import (
@@ -17,11 +15,8 @@ from memsite.cli.kit import (
     warn,
     with_point,
 )
+from memsite.cli.quick import HOOK_FORMATS, hook_answer
 from memsite.core.text import counted, printable, shorten
-
-# runners.hooks.FORMATS, spelled here so that every command does not import the runners
-# (a test keeps the two equal).
-HOOK_FORMATS = ("claude-hook", "codex-hook", "gemini-hook", "copilot-hook", "cursor-hook")
 
 BUDGET_MAX = 1_000_000
 
@@ -199,23 +194,17 @@ def context(
             warn(message)
         emit_json(with_point(memory, report, "context"))
         return
-    if hook and session is None and not sys.stdin.isatty():
-        from memsite.core.text import as_name
-        from memsite.runners.claude import parse_hook_input
-        from memsite.runners.hooks import payload_session
-
-        given = payload_session(parse_hook_input(sys.stdin.read(1 << 20)))
-        session = as_name(given) if given else None  # hooks fail open: odd ids ignored
+    if hook:  # as `quick` answers the hook's own command line, without click
+        output, warnings = hook_answer(memory, fmt, session, budget, task)
+        for message in warnings:
+            warn(message)
+        if output is not None:
+            emit_json(output)
+        return
     text, warnings = memory.context_with_warnings(budget, current_session(session), task)
     for message in warnings:
         warn(message)
-    if hook:
-        from memsite.runners.hooks import hook_output, hook_text
-
-        if text:  # even an empty index: the preamble tells the agent how to record facts
-            emit_json(hook_output(fmt, hook_text(text)))
-    else:
-        out(text, nl=False)
+    out(text, nl=False)
 
 
 COMMANDS: list[click.Command] = [compact, review, prune, status, context]

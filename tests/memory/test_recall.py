@@ -234,7 +234,7 @@ def test_without_the_extra_semantic_is_one_line(store_root: Path) -> None:
         "importlib.util.find_spec = (\n"
         "    lambda name, *a: None if name == 'wordllama' else real(name, *a)\n"
         ")\n"
-        "from memsite.cli import main\nmain(sys.argv[1:])\n"
+        "from memsite.cli.main import main\nmain(sys.argv[1:])\n"
     )
     run = [sys.executable, "-c", blocked, "--store", str(store_root)]
     env = clean_env()

@@ -41,7 +41,7 @@ def test_each_runner_hook_prints_its_own_shape_and_reads_its_session(
 
 
 def test_the_cli_offers_every_runners_hook_format() -> None:
-    from memsite.cli.upkeep import HOOK_FORMATS
+    from memsite.cli.quick import HOOK_FORMATS
     from memsite.runners.hooks import FORMATS
 
     assert HOOK_FORMATS == FORMATS

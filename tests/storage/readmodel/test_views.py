@@ -139,7 +139,7 @@ def loaded_by(args: list[str], cwd: Path, *, block: bool = False) -> set[str]:
         import sys
         if {block}:
             sys.modules["bpe_openai"] = None
-        from memsite.cli import main
+        from memsite.cli.main import main
         try:
             main(sys.argv[1:])
         except SystemExit as exc:

@@ -1,0 +1,86 @@
+"""The command line's one error boundary and its plain output, without click.
+
+Every failure ends as one line ``Error: …`` on stderr (and ``{"error": …}`` on stdout with
+``--json``): exit 2 for a malformed command line, 1 for everything else, never a traceback for
+a user error. ``main`` puts click's own errors around :func:`guarded`; the session-start hook's
+command (``quick``), which runs without click, uses it as it is, so that both fail alike.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any, NoReturn
+
+from memsite.core.text import json_safe, one_line, printable
+from memsite.errors import MemsiteError, SecretFoundError
+
+SECRET_HINT = "; if it is a reviewed false positive, pass --allow-secret"
+
+
+def echo(text: str, *, err: bool = False) -> None:
+    """``text`` and a newline, flushed (what ``click.echo`` writes for a str)."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write(text + "\n")
+    stream.flush()
+
+
+def warn(message: str) -> None:
+    echo(printable(f"Warning: {message}", multiline=True), err=True)
+
+
+def dumps(value: Any) -> str:
+    return json_safe(json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False))
+
+
+def hide_secrets(message: str) -> str:
+    """A usage error echoes what was typed: never a credential pasted as an argument."""
+    from memsite.core.prefilter import prefilter
+    from memsite.core.secrets import redact
+
+    return redact(message) if prefilter(message) else message
+
+
+def fail(message: str, as_json: bool, code: int) -> NoReturn:
+    line = printable(one_line(hide_secrets(message)))
+    if as_json:
+        echo(json_safe(json.dumps({"error": line}, ensure_ascii=False)))
+    echo(f"Error: {line}", err=True)
+    sys.exit(code)
+
+
+def guarded(call: Callable[[], Any], as_json: bool) -> NoReturn:
+    """Run ``call`` and exit with its code (an int, else 0); memsite's errors, Ctrl-C and a
+    reader that went away end as they always do."""
+    try:
+        code = call()
+    except SecretFoundError as exc:
+        fail(str(exc) + SECRET_HINT, as_json, 1)
+    except MemsiteError as exc:
+        fail(str(exc), as_json, getattr(exc, "exit_code", 1))
+    except KeyboardInterrupt:
+        fail("interrupted", as_json, 130)
+    except BrokenPipeError:  # the reader went away (`memsite list | head`): nothing to say
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(1)
+    sys.exit(code if isinstance(code, int) else 0)
+
+
+def retried(attempt: Callable[[list[Any]], Any]) -> Any:
+    """``attempt(opened)``, once more if it failed on a damaged cache of the last memory it
+    opened (noted in ``opened``), which is then rebuilt (``memory.recover_cache``)."""
+    opened: list[Any] = []
+    try:
+        return attempt(opened)
+    except Exception as exc:
+        from memsite.memory import recover_cache
+
+        if isinstance(exc, MemsiteError) or not opened:
+            raise
+        if not recover_cache(opened[-1], exc):  # the last opened: a past state's, if any
+            raise
+    return attempt([])
