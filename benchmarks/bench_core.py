@@ -1,9 +1,10 @@
 """Whole-process timings of the core commands on generated stores of 1k, 10k and 100k entries.
 
 For each size: medians (and p90) of several runs of `memsite add` (distinct content and a
-duplicate), `search` (two words, and a typo), `context` with fresh views and `compact` after one
-new entry, each as a ratio to the bare interpreter start (`python -c pass`) measured in the same
-rounds; `compact` after one entry file arrived by git (a fast-forward merge of a commit made in
+duplicate), `search` (two words, and a typo), `context` with fresh views (plain, and as the
+session-start hook runs it, without click) and `compact` after one new entry, each as a ratio
+to the bare interpreter start (`python -c pass`) measured in the same rounds; `compact` after
+one entry file arrived by git (a fast-forward merge of a commit made in
 another worktree: memsite did not write the file, so compact must find it), beside `compact`
 after `memsite add`; then the read model built from nothing in a process of its own, the first
 command on a fresh clone (the cache built from nothing, every fact embedded), the peak memory
@@ -42,7 +43,9 @@ ENV = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 def timed(cmd: list[str]) -> tuple[float, int]:
     """Wall time of one run, and its peak resident memory in KB."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV)
+    proc = subprocess.Popen(
+        cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=ENV
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     elapsed = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -105,6 +108,7 @@ def bench(size: int, runs: int, root: Path) -> None:
         "compact after one new entry",
         "compact after one arrived by git",
         "context (fresh views)",
+        "context as the session-start hook",
         "search (two words)",
         "search (typo)",
     ]
@@ -139,6 +143,7 @@ def bench(size: int, runs: int, root: Path) -> None:
         arrive(store, incoming, i)
         run("compact after one arrived by git", [*base, "compact", "--quiet"])
         run("context (fresh views)", [*base, "context"])
+        run("context as the session-start hook", [*base, "context", "--format", "claude-hook"])
         peak = max(peak, run("search (two words)", [*base, "search", "webhook retry"]))
         run("search (typo)", [*base, "search", "kuberentes"])
     every_baseline = [t for samples in baselines.values() for t in samples]
