@@ -204,7 +204,8 @@ def hook(ctx: click.Context, event: str) -> None:
     `memsite` gets exit 127 (see install --absolute).
     """
     from memsite.errors import MemsiteError
-    from memsite.runners.claude import hook_response, parse_hook_input
+    from memsite.runners.claude import hook_response
+    from memsite.runners.hooks import parse_hook_input
 
     raw = ""
     if sys.stdin is not None and not sys.stdin.isatty():

@@ -79,8 +79,7 @@ def hook_answer(
     from memsite.runners.hooks import hook_output, hook_text
 
     if session is None and not sys.stdin.isatty():
-        from memsite.runners.claude import parse_hook_input
-        from memsite.runners.hooks import payload_session
+        from memsite.runners.hooks import parse_hook_input, payload_session
 
         given = payload_session(parse_hook_input(sys.stdin.read(1 << 20)))
         session = as_name(given) if given else None  # hooks fail open: odd ids ignored

@@ -28,17 +28,10 @@ from memsite.files import write_atomic
 from memsite.runners.base import NEVER_BLOCK, NEVER_BLOCK_PATTERN, PROGRAM_PATTERN, Runner, Wiring
 from memsite.runners.targets import HookTable, JsonHooks, JsonServer, MarkdownBlock
 
-HOOK_CONTEXT_MAX = 9_000
-HOOK_OUTPUT_MAX = 10_000
 SESSION_MATCHER = "startup|resume|clear|compact"
 REMIND_INTERVAL = 30 * 60.0
 EVENTS = ("SessionStart", "UserPromptSubmit", "PreCompact", "Stop")
 _STATE_SESSIONS = 200
-_PREAMBLE = (
-    "Project memory (memsite). Facts other agents recorded for this project; "
-    "search more with `memsite search QUERY`, record new durable facts with "
-    '`memsite add "..." -c CATEGORY`.\n\n'
-)
 STOP_REASON = (
     "memsite: before you finish, record every durable fact from this session that the next agent "
     "would need and that project memory does not hold yet (a convention, an architecture fact, "
@@ -91,33 +84,7 @@ RUNNER = Runner(
 )
 
 
-# --- the hook runtime ---------------------------------------------------------------------------
-
-
-def claude_hook_output(
-    index_text: str, event: str = "SessionStart", preamble: str = _PREAMBLE
-) -> dict[str, Any]:
-    """The JSON a Claude Code hook prints to add context, kept under 10,000 characters."""
-    text = preamble + index_text
-    limit = HOOK_CONTEXT_MAX
-    while True:
-        if len(text) > limit:
-            cut = text.rfind("\n", 0, limit)
-            text = text[: cut if cut > 0 else limit] + "\n…(truncated: `memsite context`)\n"
-        output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
-        # JSON escaping (quotes, backslashes, control characters) can lengthen the printed form.
-        if len(json.dumps(output, indent=2, ensure_ascii=False)) < HOOK_OUTPUT_MAX:
-            return output
-        limit -= 1_000
-
-
-def parse_hook_input(raw: str) -> dict[str, Any]:
-    """The hook's stdin JSON; anything unreadable counts as an empty event (hooks fail open)."""
-    try:
-        data = json.loads(raw) if raw.strip() else {}
-    except (ValueError, RecursionError):
-        return {}
-    return data if isinstance(data, dict) else {}
+# --- the hook runtime (session start's own pieces are in runners.hooks) ----------------------
 
 
 def _remind(payload: Mapping[str, Any], state_path: Path, moment: float) -> bool:

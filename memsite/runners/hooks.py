@@ -32,6 +32,7 @@ carried over into its context and which is given each prompt fact once.
 
 from __future__ import annotations
 
+import json
 import re
 import shlex
 from typing import Any
@@ -47,6 +48,14 @@ PROMPT_EVENTS = {
 }
 PROMPT_FORMATS = tuple(PROMPT_EVENTS)
 PROMPT_PREAMBLE = "Project memory (memsite): recorded facts that may bear on this prompt.\n\n"
+SESSION_PREAMBLE = (
+    "Project memory (memsite). Facts other agents recorded for this project; "
+    "search more with `memsite search QUERY`, record new durable facts with "
+    '`memsite add "..." -c CATEGORY`.\n\n'
+)
+# What Claude Code's hook output may hold (Codex and Gemini CLI read the same shape).
+HOOK_CONTEXT_MAX = 9_000
+HOOK_OUTPUT_MAX = 10_000
 _HOOK_RE = re.compile(
     rf"^{PROGRAM_PATTERN}\s(?:.*\s)?"
     rf"(?:context --format [a-z]+-hook|prompt --format [a-z]+-hook{NEVER_BLOCK_PATTERN})$"
@@ -98,8 +107,6 @@ def hook_text(index_text: str) -> str:
 def hook_output(fmt: str, index_text: str) -> dict[str, Any]:
     """What the ``fmt`` runner's session-start hook prints to add ``index_text`` (the index,
     without its header: ``hook_text``) to context."""
-    from memsite.runners.claude import claude_hook_output
-
     output = claude_hook_output(index_text)
     text = output["hookSpecificOutput"]["additionalContext"]
     if fmt == "copilot-hook":
@@ -113,7 +120,6 @@ def prompt_payload(fmt: str, raw: str) -> tuple[str, str | None] | None:
     """The prompt and the session id of the ``fmt`` runner's prompt-hook stdin JSON; None when
     it holds no prompt (or is not JSON): the hook then prints nothing."""
     from memsite.core.text import as_name
-    from memsite.runners.claude import parse_hook_input
 
     payload = parse_hook_input(raw)
     prompt = payload.get("prompt")
@@ -130,6 +136,34 @@ def prompt_payload(fmt: str, raw: str) -> tuple[str, str | None] | None:
 def prompt_output(fmt: str, facts_text: str) -> dict[str, Any]:
     """What the ``fmt`` runner's prompt hook prints to add ``facts_text`` to the prompt's
     context (``PROMPT_EVENTS``; kept under Claude Code's 10,000 characters)."""
-    from memsite.runners.claude import claude_hook_output
-
     return claude_hook_output(facts_text, PROMPT_EVENTS[fmt], PROMPT_PREAMBLE)
+
+
+# --- the hook runtime: what the session-start hook's command needs, and nothing heavier (it
+# runs at every session start; runners.claude imports the install targets and tomllib) -----
+
+
+def claude_hook_output(
+    index_text: str, event: str = "SessionStart", preamble: str = SESSION_PREAMBLE
+) -> dict[str, Any]:
+    """The JSON a Claude Code hook prints to add context, kept under 10,000 characters."""
+    text = preamble + index_text
+    limit = HOOK_CONTEXT_MAX
+    while True:
+        if len(text) > limit:
+            cut = text.rfind("\n", 0, limit)
+            text = text[: cut if cut > 0 else limit] + "\n…(truncated: `memsite context`)\n"
+        output = {"hookSpecificOutput": {"hookEventName": event, "additionalContext": text}}
+        # JSON escaping (quotes, backslashes, control characters) can lengthen the printed form.
+        if len(json.dumps(output, indent=2, ensure_ascii=False)) < HOOK_OUTPUT_MAX:
+            return output
+        limit -= 1_000
+
+
+def parse_hook_input(raw: str) -> dict[str, Any]:
+    """The hook's stdin JSON; anything unreadable counts as an empty event (hooks fail open)."""
+    try:
+        data = json.loads(raw) if raw.strip() else {}
+    except (ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}

@@ -12,15 +12,17 @@ from __future__ import annotations
 import os
 import shlex
 import stat
-import subprocess
 import sys
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from memsite.blocks import add_block
 from memsite.errors import GitError, StorageError
 from memsite.files import read_text, storage_errors, write_atomic
+
+if TYPE_CHECKING:
+    import subprocess
 
 HOOKS = ("post-merge", "post-checkout", "post-rewrite")
 BEGIN = "# >>> memsite >>>"
@@ -28,7 +30,10 @@ END = "# <<< memsite <<<"
 
 
 def run_git(cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    """Run git in ``cwd``; with ``check``, a failure raises GitError with git's message."""
+    """Run git in ``cwd``; with ``check``, a failure raises GitError with git's message.
+    (subprocess is imported here: ~3 ms that `context` with fresh views does not need.)"""
+    import subprocess
+
     try:
         done = subprocess.run(
             ["git", *args], cwd=cwd, capture_output=True, text=True, check=False, errors="replace"
@@ -241,6 +246,8 @@ def file_at(top: Path, commit: str, path: str, limit: int) -> bytes | None:
     size = _answer(top, "cat-file", "-s", f"{commit}:{path}")
     if size is None or not size.stdout.strip().isdigit() or int(size.stdout) > limit:
         return None
+    import subprocess
+
     try:
         done = subprocess.run(
             ["git", "cat-file", "blob", f"{commit}:{path}"], cwd=top, capture_output=True
@@ -343,6 +350,8 @@ def blobs(top: Path, ids: Iterable[str]) -> dict[str, bytes]:
     wanted = sorted(set(ids))
     if not wanted:
         return {}
+    import subprocess
+
     try:
         done = subprocess.run(
             ["git", "cat-file", "--batch"],

@@ -144,3 +144,6 @@ def test_the_hooks_command_imports_no_click(facts: Path) -> None:
     }
     assert "memsite.cli.quick" in modules and "memsite.memory" in modules
     assert not {m for m in modules if m.split(".")[0] == "click"}
+    # nor the runners' install targets (tomllib and all): the hook's own pieces are light
+    assert not {"memsite.runners.claude", "memsite.runners.targets", "tomllib"} & modules
+    assert "subprocess" not in modules  # no git is run with fresh views

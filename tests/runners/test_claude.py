@@ -12,12 +12,8 @@ from typing import Any
 
 import pytest
 
-from memsite.runners.claude import (
-    HOOK_OUTPUT_MAX,
-    REMIND_INTERVAL,
-    claude_hook_output,
-    hook_response,
-)
+from memsite.runners.claude import REMIND_INTERVAL, hook_response
+from memsite.runners.hooks import HOOK_OUTPUT_MAX, claude_hook_output
 from tests.conftest import Invoke, make_entry, write_raw
 from tests.runners.conftest import snapshot
 

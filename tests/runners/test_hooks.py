@@ -107,8 +107,7 @@ def test_an_empty_index_still_tells_the_agent_how_to_record(runner: Invoke) -> N
 def test_prompt_output_is_each_runners_shape_under_10000_characters(
     fmt: str, event: str, text: str
 ) -> None:
-    from memsite.runners.claude import HOOK_OUTPUT_MAX
-    from memsite.runners.hooks import PROMPT_PREAMBLE, prompt_output
+    from memsite.runners.hooks import HOOK_OUTPUT_MAX, PROMPT_PREAMBLE, prompt_output
 
     output = prompt_output(fmt, text)
     assert len(json.dumps(output, indent=2, ensure_ascii=False)) < HOOK_OUTPUT_MAX
