@@ -5,10 +5,22 @@ of the facts a new one may conflict with, as it warns of near duplicates."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import tempfile
+import uuid
+from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
-from tests.conftest import Invoke, make_entry, write_raw
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from memsite.errors import MemsiteError
+from memsite.memory import Memory
+from memsite.storage.layout import Store
+from tests.conftest import Clock, Invoke, make_entry, write_raw
 
 HS256 = "API tokens are JWTs signed with HS256 using the shared secret from the vault"
 RS256 = "API tokens are JWTs signed with RS256; the public key is served at /jwks"
@@ -94,3 +106,77 @@ def test_a_category_whose_facts_all_conflict_keeps_its_newest_first(
     lines = [line for line in runner("context").stdout.splitlines() if line.startswith("- ")]
     assert lines and lines[0].startswith("- Retry webhooks 59 times (may conflict with")
     assert all("may conflict" in line for line in lines)
+
+
+TEXTS = [
+    "The API listens on port {n} in production",
+    "Install dependencies with {tool} before the build",
+    "Deploys of service {n} run from the main branch",
+]
+TOOLS = ["npm", "pnpm", "yarn", "bun"]
+OP = st.one_of(
+    st.tuples(st.just("add"), st.sampled_from(["operations", "conventions"]), st.integers(0, 59)),
+    st.tuples(st.just("retire"), st.integers(0, 30)),
+    st.tuples(
+        st.just("relate"),
+        st.integers(0, 30),
+        st.integers(0, 30),
+        st.sampled_from(["distinct-from", "conflicts-with"]),
+    ),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(OP, min_size=1, max_size=12), st.integers(20, 120))
+def test_the_walks_kept_give_the_markers_found_anew(
+    ops: list[tuple[Any, ...]], budget: int
+) -> None:
+    """After any sequence of adds, retirements and relations, the markers made with the
+    categories' walks kept from the last time are those found from nothing."""
+    from memsite.memory import conflicts
+
+    with tempfile.TemporaryDirectory() as tmp:
+        store, _ = Store.init(Path(tmp) / ".memsite")
+        root = store.root
+        config = json.loads((root / "config.json").read_text(encoding="utf-8"))
+        config.setdefault("memory", {})["autoInjectTokenBudget"] = budget
+        (root / "config.json").write_text(json.dumps(config), encoding="utf-8")
+        clock, ids = Clock(), []
+        for number, op in enumerate(ops):
+            memory = Memory.open(str(root), {}, root.parent, clock)
+            if op[0] == "add":
+                text = TEXTS[op[2] % 3].format(n=op[2] % 7, tool=TOOLS[op[2] % 4])
+                # some written before the others: last in index order
+                made = clock() - timedelta(days=op[2] % 3 * 30)
+                obj = make_entry(f"{text} ({number})", op[1], made, id=str(uuid.uuid4()))
+                write_raw(root, obj)
+                ids.append(obj["id"])
+            elif ids and op[0] == "retire":
+                with contextlib.suppress(MemsiteError):
+                    memory.retire(ids[op[1] % len(ids)], "no longer true")
+            elif len(ids) > 1 and op[0] == "relate" and op[1] % len(ids) != op[2] % len(ids):
+                with contextlib.suppress(MemsiteError):
+                    memory.relate(ids[op[1] % len(ids)], ids[op[2] % len(ids)], op[3], reason="r")
+            clock.tick(minutes=1)
+            kept = conflicts.conflict_markers(Memory.open(str(root), {}, root.parent, clock))
+            fresh, _ = conflicts._find(Memory.open(str(root), {}, root.parent, clock), {})
+            assert kept == fresh
+
+
+def test_only_the_changed_categorys_walk_is_made_again(
+    runner: Invoke, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from memsite.memory import conflicts
+
+    runner("add", "The API listens on port 3000", "-c", "operations")
+    runner("add", "The API listens on port 8080", "-c", "operations")
+    runner("add", "Install dependencies with pnpm", "-c", "conventions")
+    runner("add", "Install dependencies with npm ci", "-c", "conventions")
+    assert "may conflict" in runner("context").stdout
+    walked: list[str] = []
+    walk = conflicts._category_groups
+    monkeypatch.setattr(conflicts, "_category_groups", lambda m, c: walked.append(c) or walk(m, c))
+    runner("add", "Deploys need two approvals", "-c", "operations")
+    text = runner("context").stdout
+    assert walked == ["operations"]
+    assert len(lines_of(text, "may conflict")) == 4
