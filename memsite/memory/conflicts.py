@@ -9,13 +9,13 @@ size of store, where `review`'s pass over every fact takes seconds at 10k; a fac
 only with one too old to be shown is left to `review`.
 
 `context` asks at every session start, so the answer is kept in ``cache/conflicts.marshal``
-with what it was found from (the entries' fingerprint, which changes with every entry or
-record file, and the budget): a session start with nothing changed reads that one file and
-imports no rule. Each category's groups are kept too, with the rows its walk read (in index
-order: a row is one entry file's bytes) and the relations among them: after a change, a
-category whose walk would read the same rows, with the same relations, under the same budget
-and read model, has the same groups, and only the others are found again (~35 ms at 10k
-facts when every category was).
+with what it was found from (the facts' fingerprint, which changes with every entry or
+record file but not when lines are counted, and the budget): a session start with nothing
+changed reads that one file and imports no rule. Each category's groups are kept too, with
+the rows its walk read (in index order: a row is one entry file's bytes) and the relations
+among them: after a change, a category whose walk would read the same rows, with the same
+relations, under the same budget and read model, has the same groups, and only the others
+are found again (~35 ms at 10k facts when every category was).
 """
 
 from __future__ import annotations
@@ -32,7 +32,7 @@ _ROUNDS = 4
 
 def conflict_markers(memory: Memory) -> dict[str, str]:
     """Active fact id → its marker, for the facts index.md may show that possibly conflict."""
-    fingerprint, budget = memory.model.fingerprint(), memory.config.budget
+    fingerprint, budget = memory.model.facts_fingerprint(), memory.config.budget
     key = [fingerprint, budget]
     saved = _load(memory)
     if saved.get("key") == key and isinstance(saved.get("markers"), dict):

@@ -84,6 +84,10 @@ class ReadModel:
         """Changes whenever the entries change; computed from the index, no file is read."""
         return self.synced().fingerprint()
 
+    def facts_fingerprint(self) -> str:
+        """Changes whenever the entries or records change, not when lines are counted."""
+        return self.synced().facts_fingerprint()
+
     def invalidate(self) -> None:
         """Forget what was read (after another writer may have added files)."""
         self.written()

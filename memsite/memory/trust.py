@@ -89,7 +89,7 @@ def current(memory: Memory) -> Trust:
     memo = memory.model.trust
     key = (
         _git_key(memory),
-        memory.model.fingerprint(),
+        memory.model.facts_fingerprint(),
         _stat(memory.store.origin.written_ledger),  # a past state's local files are the store's
         memory.config.reviewed_ref,
     )

@@ -354,9 +354,7 @@ def compact(memory: Memory, full: bool = False, *, count: bool = True) -> dict[s
     store.writable(store.compacted_dir, children=True)
     store.writable(store.index_path)
     store.writable(store.cache_dir, children=True)
-    index = _counted(memory, full, count)
-    flags = _flags(memory)
-    stamp = _stamp(memory, flags)
+    index, flags, stamp = _prepared(memory, full, count)
     saved = memory.model.caches.load_state()
     same_base = (
         isinstance(saved, dict)
@@ -399,17 +397,21 @@ def compact(memory: Memory, full: bool = False, *, count: bool = True) -> dict[s
     }
 
 
-def _counted(memory: Memory, full: bool, count: bool) -> Index:
-    """The index taken in, with exact token costs unless not ``count`` (`context`); a child
-    forked before the sync (``Views.counting_child``: not ``memory.index()``, which syncs)
-    loads the tokenizers meanwhile. Before anything keyed to the index's fingerprint
-    (markers, the gate): counting makes a new generation."""
+def _prepared(
+    memory: Memory, full: bool, count: bool
+) -> tuple[Index, dict[str, str], dict[str, str]]:
+    """The index taken in, the markers and the stamp, with exact token costs unless not
+    ``count`` (`context`): a child forked before the sync (``Views.counting_child``; not
+    ``memory.index()``, which syncs) loads the tokenizers meanwhile. The markers and the
+    gate are keyed to the facts' fingerprint, which counting leaves as it was."""
     child = memory.model.index.views.counting_child() if count and not full else None
     with child or contextlib.nullcontext():
         index = memory.model.synced(full=full)
+        flags = _flags(memory)
+        stamp = _stamp(memory, flags)
         if count:
             index.views.count_tokens(child)
-    return index
+    return index, flags, stamp
 
 
 def _view_names(categories: Iterable[str]) -> list[str]:

@@ -356,10 +356,19 @@ class Index:
     # --- as a whole -------------------------------------------------------------------------
 
     def fingerprint(self) -> str:
-        """Changes whenever the indexed entries change (and across rebuilds of the index)."""
+        """Changes whenever the indexed entries change or a fact's line is counted (what the
+        views are made from), and across rebuilds of the index."""
         db = self.sync()
         rows = dict(db.execute("SELECT k, v FROM meta WHERE k IN ('instance', 'generation')"))
         return f"{rows['instance']}:{rows['generation']}"
+
+    def facts_fingerprint(self) -> str:
+        """Changes whenever the indexed entries or records change, and across rebuilds, but
+        not when a fact's line is counted: for what depends on the facts alone (the conflict
+        markers, the trust gate), which `compact` finds before it counts."""
+        db = self.sync()
+        rows = dict(db.execute("SELECT k, v FROM meta WHERE k IN ('instance', 'facts')"))
+        return f"{rows['instance']}:{rows.get('facts', 0)}"
 
     def snapshot(self) -> Snapshot | None:
         """A read-only look at the index file on a connection of its own (see

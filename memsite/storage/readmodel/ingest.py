@@ -282,10 +282,16 @@ def _count(db: sqlite3.Connection, documents: int, length: int) -> None:
     )
 
 
-def bump(db: sqlite3.Connection, dirty: set[str]) -> None:
-    """A new generation of the index, with the categories whose views it makes dirty."""
+def bump(db: sqlite3.Connection, dirty: set[str], *, facts: bool = True) -> None:
+    """A new generation of the index, with the categories whose views it makes dirty; with
+    ``facts`` (not when only lines were counted) a new generation of the facts too."""
     generation = int(db.execute("SELECT v FROM meta WHERE k = 'generation'").fetchone()[0]) + 1
     db.execute("UPDATE meta SET v = ? WHERE k = 'generation'", (generation,))
+    if facts:
+        db.execute(
+            "INSERT OR REPLACE INTO meta(k, v) VALUES "
+            "('facts', coalesce((SELECT v FROM meta WHERE k = 'facts'), 0) + 1)"
+        )
     db.executemany(
         "INSERT OR REPLACE INTO dirty(category, generation) VALUES (?, ?)",
         [(c, generation) for c in sorted(dirty)],

@@ -159,6 +159,7 @@ def create(db: sqlite3.Connection, home: str, *, indexes: bool = True) -> None:
             ("home", home),
             ("instance", os.urandom(16).hex()),
             ("generation", 0),
+            ("facts", 0),
             ("dir", ""),
             ("trusted", 0),
             ("all_dirty", 1),

@@ -219,7 +219,7 @@ class Views:
                 "UPDATE entries SET cl100k = ?, o200k = ?, index_cost = ? WHERE n = ?",
                 [(a, b, max(a, b), r[0]) for r, (a, b) in zip(rows, counted, strict=True)],
             )
-            bump(db, {r[1] for r in rows})
+            bump(db, {r[1] for r in rows}, facts=False)  # the facts are as they were
             return len(rows)
         return 0  # a read-only cache: the estimates stay
 

@@ -159,3 +159,26 @@ def test_the_child_is_forked_before_a_new_file_is_taken_in(
         assert all(n is not None for (n,) in db.execute("SELECT cl100k FROM entries"))
     finally:
         db.close()
+
+
+def test_counting_leaves_the_markers_and_the_gate_as_compact_found_them(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """compact finds the markers and the gate while the child counts: both are keyed to the
+    facts' fingerprint, which counting does not move, so the next `context` finds neither
+    again (the views' fingerprint, which it moves, still makes the views dirty)."""
+    from memsite.memory import conflicts, trust
+
+    clock = Clock()
+    memory = open_memory(store_root, clock)
+    memory.add("The API listens on port 3000", "operations")
+    memory.add("The API listens on port 8080", "operations")
+    before = open_memory(store_root, clock).index().fingerprint()
+    assert "index.md" in open_memory(store_root, clock).compact()["written"]
+    index = open_memory(store_root, clock).index()
+    assert index.fingerprint() != before  # counted: the views' generation moved
+    found: list[str] = []
+    monkeypatch.setattr(conflicts, "_find", lambda *a: found.append("markers") or ({}, {}))
+    monkeypatch.setattr(trust, "_find", lambda *a: found.append("gate"))
+    text = open_memory(store_root, clock).context()
+    assert found == [] and "may conflict" in text
