@@ -2,7 +2,9 @@
 
 Forking shares the parent's memory (the compaction, the rendered frames) without pickling it.
 Where forking is unsafe or pointless (no ``fork``, one CPU, other threads running — as in
-``serve``), the same call runs inline, so callers never branch.
+``serve``), the same call runs inline, so callers never branch. multiprocessing, pickle and
+tempfile (~20 ms to import) are loaded only when a child is forked: a caller whose batch is
+too small to split, or that only asks :func:`can_fork`, does not pay for them.
 """
 
 from __future__ import annotations
@@ -10,29 +12,28 @@ from __future__ import annotations
 import contextlib
 import gc
 import marshal
-import multiprocessing
 import os
-import pickle
 import signal
 import sys
-import tempfile
-import threading
-import traceback
 from collections.abc import Callable, Sequence
-from multiprocessing.connection import Connection
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from memsite.errors import MemsiteError
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 T = TypeVar("T")
 
 
 def can_fork() -> bool:
-    """True when a forked child may do work: fork exists, 2+ CPUs, no other threads."""
+    """True when a forked child may do work: fork exists, 2+ CPUs, no other threads (a
+    process that never imported threading never started one)."""
+    threading = sys.modules.get("threading")
     return (
-        "fork" in multiprocessing.get_all_start_methods()
+        hasattr(os, "fork")
         and (os.cpu_count() or 1) > 1
-        and threading.active_count() == 1
+        and (threading is None or threading.active_count() == 1)
     )
 
 
@@ -66,6 +67,9 @@ _PR_SET_PDEATHSIG = 1
 def _child(
     func: Callable[..., Any], args: tuple[Any, ...], conn: Connection, out: Any, parent: int
 ) -> None:
+    import pickle
+    import traceback
+
     die_with_parent(parent)
     # Ctrl-C is the parent's to handle: a worker just ends with it (daemonic, it is reaped).
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -102,6 +106,9 @@ class Task(Generic[T]):
         if fork is None:
             fork = can_fork()
         if fork:
+            import multiprocessing
+            import tempfile
+
             context = multiprocessing.get_context("fork")
             reader, writer = context.Pipe(duplex=False)
             self._out = tempfile.TemporaryFile()  # noqa: SIM115 - closed by result()
@@ -117,6 +124,8 @@ class Task(Generic[T]):
 
     def result(self) -> T:
         if not self._done:
+            import pickle
+
             assert self._conn is not None
             try:
                 self._conn.recv_bytes()
@@ -201,6 +210,8 @@ class Background:
     as warming the page cache): ``stop()`` ends it if it is still running."""
 
     def __init__(self, func: Callable[..., Any], *args: Any) -> None:
+        import multiprocessing
+
         context = multiprocessing.get_context("fork")
         self._proc = context.Process(target=_quietly, args=(func, args, os.getpid()), daemon=True)
         self._proc.start()

@@ -5,8 +5,8 @@ at each session start, and importing click (with inspect, uuid, datetime) costs 
 much as the interpreter's own start. :func:`plan` recognizes exactly that command line, and
 nothing else: any other word or option, ``--help``, or a form click reads differently goes to
 click, which has the last word on the command line. The click command (``upkeep.context``)
-and this one share :func:`hook_answer`, and :mod:`boundary`'s errors and output, so that a
-hook gets the same bytes and the same exit either way (tests run both).
+and this one both answer with :func:`answer_hook`, inside :mod:`boundary`'s errors, so that
+a hook gets the same bytes and the same exit either way (tests run both).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memsite.cli import boundary
+from memsite.core.text import has_surrogate
 
 if TYPE_CHECKING:
     from memsite.memory import Memory
@@ -36,7 +37,7 @@ def plan(args: Sequence[str]) -> Callable[[], Any] | None:
         store, rest = rest[0].removeprefix("--store="), rest[1:]
     if store is not None and (not store or store.startswith("-")):
         return None  # click's reading of an empty or dash-led value decides
-    if rest[:1] != ["context"] or any(map(_undecodable, args)):
+    if rest[:1] != ["context"] or any(map(has_surrogate, args)):
         return None
     if rest[1:2] == ["--format"] and len(rest) == 3:
         fmt = rest[2]
@@ -55,25 +56,21 @@ def _start(store: str | None, fmt: str) -> None:
     def attempt(opened: list[Any]) -> None:
         memory = Memory.open(store)
         opened.append(memory)
-        output, warnings = hook_answer(memory, fmt, None)
-        for message in warnings:
-            boundary.warn(message)
-        if output is not None:
-            boundary.echo(boundary.dumps(output))
+        answer_hook(memory, fmt, None)
 
     boundary.retried(attempt)
 
 
-def hook_answer(
+def answer_hook(
     memory: Memory,
     fmt: str,
     session: str | None,
     budget: int | None = None,
     task: str | None = None,
-) -> tuple[dict[str, Any] | None, list[str]]:
-    """What a session-start hook of ``fmt`` prints (its JSON; None for nothing) and the
-    warnings for stderr. The session is ``session``, else the hook payload's on standard
-    input (when it is not a terminal), else this terminal's."""
+) -> None:
+    """Print what a session-start hook of ``fmt`` prints (its JSON), after the warnings on
+    stderr. The session is ``session``, else the hook payload's on standard input (when it
+    is not a terminal), else this terminal's."""
     from memsite.core.text import as_name
     from memsite.memory import session_name
     from memsite.runners.hooks import hook_output, hook_text
@@ -84,11 +81,7 @@ def hook_answer(
         given = payload_session(parse_hook_input(sys.stdin.read(1 << 20)))
         session = as_name(given) if given else None  # hooks fail open: odd ids ignored
     text, warnings = memory.context_with_warnings(budget, session_name(session), task)
-    # Even an empty index: the preamble tells the agent how to record facts.
-    return (hook_output(fmt, hook_text(text)) if text else None), warnings
-
-
-def _undecodable(arg: str) -> bool:
-    from memsite.core.text import has_surrogate
-
-    return has_surrogate(arg)
+    for message in warnings:
+        boundary.warn(message)
+    if text:  # even an empty index: the preamble tells the agent how to record facts
+        boundary.echo(boundary.dumps(hook_output(fmt, hook_text(text))))

@@ -15,7 +15,7 @@ from memsite.cli.kit import (
     warn,
     with_point,
 )
-from memsite.cli.quick import HOOK_FORMATS, hook_answer
+from memsite.cli.quick import HOOK_FORMATS, answer_hook
 from memsite.core.text import counted, printable, shorten
 
 BUDGET_MAX = 1_000_000
@@ -195,11 +195,7 @@ def context(
         emit_json(with_point(memory, report, "context"))
         return
     if hook:  # as `quick` answers the hook's own command line, without click
-        output, warnings = hook_answer(memory, fmt, session, budget, task)
-        for message in warnings:
-            warn(message)
-        if output is not None:
-            emit_json(output)
+        answer_hook(memory, fmt, session, budget, task)
         return
     text, warnings = memory.context_with_warnings(budget, current_session(session), task)
     for message in warnings:

@@ -15,7 +15,6 @@ import importlib.util
 import marshal
 import os
 import signal
-import sys
 from collections.abc import Sequence
 
 Counts = list[tuple[int, int]]
@@ -31,7 +30,9 @@ class CountingChild:
     def start(cls) -> CountingChild | None:
         """The child, loading the tokenizers; None where forking is unsafe or pointless (no
         ``fork``, one CPU, other threads running, as in ``serve``) or bpe-openai is missing."""
-        if not _may_fork() or importlib.util.find_spec("bpe_openai") is None:
+        from memsite.parallel import can_fork
+
+        if not can_fork() or importlib.util.find_spec("bpe_openai") is None:
             return None
         down_read, down_write = os.pipe()
         up_read, up_write = os.pipe()
@@ -93,14 +94,6 @@ class CountingChild:
 
     def __del__(self) -> None:
         self.close()
-
-
-def _may_fork() -> bool:
-    """As ``parallel.can_fork``, without importing multiprocessing (~20 ms)."""
-    if not hasattr(os, "fork") or (os.cpu_count() or 1) < 2:
-        return False
-    threading = sys.modules.get("threading")
-    return threading is None or threading.active_count() == 1
 
 
 def _serve(down: int, up: int) -> None:

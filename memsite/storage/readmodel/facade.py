@@ -358,17 +358,19 @@ class Index:
     def fingerprint(self) -> str:
         """Changes whenever the indexed entries change or a fact's line is counted (what the
         views are made from), and across rebuilds of the index."""
-        db = self.sync()
-        rows = dict(db.execute("SELECT k, v FROM meta WHERE k IN ('instance', 'generation')"))
-        return f"{rows['instance']}:{rows['generation']}"
+        return self._fingerprint("generation")
 
     def facts_fingerprint(self) -> str:
         """Changes whenever the indexed entries or records change, and across rebuilds, but
         not when a fact's line is counted: for what depends on the facts alone (the conflict
         markers, the trust gate), which `compact` finds before it counts."""
-        db = self.sync()
-        rows = dict(db.execute("SELECT k, v FROM meta WHERE k IN ('instance', 'facts')"))
-        return f"{rows['instance']}:{rows.get('facts', 0)}"
+        return self._fingerprint("facts")
+
+    def _fingerprint(self, counter: str) -> str:
+        rows = dict(
+            self.sync().execute("SELECT k, v FROM meta WHERE k IN ('instance', ?)", (counter,))
+        )
+        return f"{rows['instance']}:{rows[counter]}"
 
     def snapshot(self) -> Snapshot | None:
         """A read-only look at the index file on a connection of its own (see

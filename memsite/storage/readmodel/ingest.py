@@ -288,10 +288,7 @@ def bump(db: sqlite3.Connection, dirty: set[str], *, facts: bool = True) -> None
     generation = int(db.execute("SELECT v FROM meta WHERE k = 'generation'").fetchone()[0]) + 1
     db.execute("UPDATE meta SET v = ? WHERE k = 'generation'", (generation,))
     if facts:
-        db.execute(
-            "INSERT OR REPLACE INTO meta(k, v) VALUES "
-            "('facts', coalesce((SELECT v FROM meta WHERE k = 'facts'), 0) + 1)"
-        )
+        db.execute("UPDATE meta SET v = v + 1 WHERE k = 'facts'")
     db.executemany(
         "INSERT OR REPLACE INTO dirty(category, generation) VALUES (?, ?)",
         [(c, generation) for c in sorted(dirty)],

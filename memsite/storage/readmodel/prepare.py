@@ -15,10 +15,10 @@ import itertools
 import marshal
 import os
 import zlib
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar
+from typing import Any, NamedTuple
 
 from memsite.core.entry import Entry
 from memsite.core.records import Record
@@ -27,8 +27,6 @@ from memsite.core.text import has_surrogate
 from memsite.storage.entries import entry_from_row, entry_row, load, parse_item, unusable
 
 PARALLEL = 2000  # items above which a second process takes part of them
-T = TypeVar("T")
-U = TypeVar("U")
 # The worker's share: the parent also stores its own share meanwhile, then the worker's.
 _WORKER_SHARE = 0.5
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -121,7 +119,7 @@ def prepare_parts(folder: Path, limit: int, names: Sequence[str]) -> Iterator[Ba
     if len(names) < PARALLEL:
         yield prepare_many(folder, limit, names)
         return
-    from memsite.parallel import Background, Task, can_fork  # multiprocessing: ~9 ms
+    from memsite.parallel import Background, Task, can_fork
 
     if not can_fork():
         yield prepare_many(folder, limit, names)
@@ -313,21 +311,12 @@ def _prepared(entry: Entry, words: set[str]) -> Prepared:
     )
 
 
-def halved(func: Callable[[Sequence[T]], list[U]], items: Sequence[T]) -> list[U]:
-    """``func(items)``, from ``PARALLEL`` items on with half of them in a forked second
-    process (``parallel.in_halves``). memsite.parallel is imported only then: with
-    multiprocessing it costs ~20 ms, which every `compact` after one new fact paid."""
-    if len(items) < PARALLEL:
-        return func(items)
-    from memsite.parallel import in_halves
-
-    return in_halves(func, items, PARALLEL)
-
-
 def render(rows: Sequence[tuple[str, bytes]]) -> list[tuple[str, str, int]]:
     """(view bullet, index bullet, index cost) of each (file, data) row of the entries table;
     big batches split with a forked second process."""
-    return halved(_render_many, rows)
+    from memsite.parallel import in_halves
+
+    return in_halves(_render_many, rows, PARALLEL)
 
 
 def _render_many(rows: Sequence[tuple[str, bytes]]) -> list[tuple[str, str, int]]:
@@ -347,10 +336,11 @@ def count_lines(lines: Sequence[str]) -> list[tuple[int, int]] | None:
     bpe-openai. Big batches split with a forked second process, which inherits the loaded
     tokenizers (~15 µs a line for both: ~1.2 s at 80k lines on one core)."""
     from memsite.core.tokens import load
+    from memsite.parallel import in_halves
 
     if not load():
         return None
-    return halved(_counted, lines)
+    return in_halves(_counted, lines, PARALLEL)
 
 
 def _counted(lines: Sequence[str]) -> list[tuple[int, int]]:

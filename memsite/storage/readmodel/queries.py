@@ -12,7 +12,7 @@ from memsite.core.entry import Entry
 from memsite.core.records import Record
 from memsite.core.schema import ACTIVE
 from memsite.storage.entries import InvalidFile
-from memsite.storage.readmodel.prepare import RecordRow, content_digest, halved, name_key
+from memsite.storage.readmodel.prepare import PARALLEL, RecordRow, content_digest, name_key
 from memsite.storage.readmodel.rows import (
     ALL_RECORDS,
     Row,
@@ -263,7 +263,9 @@ class Entries:
 
 def _scan(found: Sequence[Row], scan: Callable[[str], str]) -> list[str]:
     """``scan`` of each row's text, half of a big batch in a forked second process."""
-    return halved(lambda rows: [scan(row.entry().content) for row in rows], found)
+    from memsite.parallel import in_halves
+
+    return in_halves(lambda rows: [scan(row.entry().content) for row in rows], found, PARALLEL)
 
 
 class Records:

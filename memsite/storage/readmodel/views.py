@@ -159,10 +159,12 @@ class Views:
                     found[entry_id] = bullet
         fresh = [(make(row.entry()), row.n, row.id) for row in rows_where(db, "n", missing)]
         found.update((entry_id, bullet) for bullet, _, entry_id in fresh)
-        done = [(bullet, n) for bullet, n, _ in fresh]
+        if not fresh:
+            return found
         # Asked inside a read of one state (``reading``), the write joins that transaction.
         held = contextlib.nullcontext() if db.in_transaction else transaction(db)
         with contextlib.suppress(sqlite3.OperationalError), held:
+            done = [(bullet, n) for bullet, n, _ in fresh]
             db.executemany("UPDATE entries SET full_bullet = ? WHERE n = ?", done)
         return found
 

@@ -16,15 +16,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memsite.core import tokens
-from memsite.storage.readmodel import counter
+from memsite.parallel import can_fork
 from memsite.storage.readmodel.counter import CountingChild
 from tests.conftest import Clock
 from tests.storage.readmodel.test_facade import open_memory
 from tests.storage.readmodel.test_views import real
 
-pytestmark = pytest.mark.skipif(
-    not counter._may_fork(), reason="needs fork, two CPUs and no other threads"
-)
+pytestmark = pytest.mark.skipif(not can_fork(), reason="needs fork, two CPUs and no threads")
 
 
 def reaped(pid: int) -> bool:
