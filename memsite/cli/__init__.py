@@ -1,7 +1,7 @@
 """The `memsite` command line: each command calls memsite.memory, portal/ or runners/.
 
-Commands are click's (``memsite.cli.main``), but for the session-start hook's command line,
-which runs without click (``quick``).
+Commands are click's (``memsite.cli.main``), but for the command lines agents run most
+(``context``, the session-start hook's, a plain ``add``), which run without click (``quick``).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ def run() -> None:
     from memsite.cli.quick import plan
 
     try:
-        hook = plan(sys.argv[1:])
-        if hook is not None:
-            hook()  # exits
+        command = plan(sys.argv[1:])
+        if command is not None:
+            command()  # exits
         from memsite.cli.main import main
 
         main()

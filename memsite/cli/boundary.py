@@ -16,9 +16,13 @@ from collections.abc import Callable
 from typing import Any, NoReturn
 
 from memsite.core.text import json_safe, one_line, printable
-from memsite.errors import MemsiteError, SecretFoundError
+from memsite.errors import InvalidInputError, MemsiteError, SecretFoundError
 
 SECRET_HINT = "; if it is a reviewed false positive, pass --allow-secret"
+STDIN_MAX = 1 << 20
+# Standard input as a command read it, while :func:`retried` runs the command: an attempt
+# made again gets the same text (the stream is spent), not an empty one.
+_stdin: list[list[bytes]] = []
 
 
 def echo(text: str, *, err: bool = False) -> None:
@@ -28,8 +32,19 @@ def echo(text: str, *, err: bool = False) -> None:
     stream.flush()
 
 
+def say(text: str = "", *, nl: bool = True, err: bool = False) -> None:
+    """Print for a person: control characters removed (newlines and tabs kept)."""
+    text = printable(text, multiline=True)
+    if nl:
+        echo(text, err=err)
+    elif text:
+        stream = sys.stderr if err else sys.stdout
+        stream.write(text)
+        stream.flush()
+
+
 def warn(message: str) -> None:
-    echo(printable(f"Warning: {message}", multiline=True), err=True)
+    say(f"Warning: {message}", err=True)
 
 
 def dumps(value: Any) -> str:
@@ -72,15 +87,45 @@ def guarded(call: Callable[[], Any], as_json: bool) -> NoReturn:
 
 def retried(attempt: Callable[[list[Any]], Any]) -> Any:
     """``attempt(opened)``, once more if it failed on a damaged cache of the last memory it
-    opened (noted in ``opened``), which is then rebuilt (``memory.recover_cache``)."""
+    opened (noted in ``opened``), which is then rebuilt (``memory.recover_cache``). Both
+    attempts read the same standard input (:func:`text_argument`)."""
     opened: list[Any] = []
+    _stdin.append([])
     try:
-        return attempt(opened)
-    except Exception as exc:
-        from memsite.memory import recover_cache
+        try:
+            return attempt(opened)
+        except Exception as exc:
+            from memsite.memory import recover_cache
 
-        if isinstance(exc, MemsiteError) or not opened:
-            raise
-        if not recover_cache(opened[-1], exc):  # the last opened: a past state's, if any
-            raise
-    return attempt([])
+            if isinstance(exc, MemsiteError) or not opened:
+                raise
+            if not recover_cache(opened[-1], exc):  # the last opened: a past state's, if any
+                raise
+        return attempt([])
+    finally:
+        _stdin.pop()
+
+
+def text_argument(value: str, what: str, limit: int = STDIN_MAX, *, whole: bool = False) -> str:
+    """A text argument, or standard input when it is ``-`` (decoded strictly, at most
+    ``limit`` bytes), without the one line break that ends what `echo` or a file gives
+    (unless ``whole``: a file to import is read as it is)."""
+    if value != "-":
+        return value
+    held = _stdin[-1] if _stdin else []
+    if not held:
+        stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
+        held.append(stream.read(limit + 1) if stream is not None else sys.stdin.read().encode())
+    data = held[0]
+    if len(data) > limit:
+        raise InvalidInputError(f"{what} on standard input is over {limit} bytes: shorten it")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InvalidInputError(
+            f"{what} on standard input is not valid UTF-8 (byte {exc.start}): convert it first, "
+            "e.g. with iconv"
+        ) from None
+    if whole or not text.endswith("\n"):
+        return text
+    return text[:-2] if text.endswith("\r\n") else text[:-1]

@@ -7,14 +7,15 @@ printed raw would be obeyed by the terminal. JSON output escapes them instead.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Sequence
 from datetime import date
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from memsite.cli.boundary import STDIN_MAX as STDIN_MAX
 from memsite.cli.boundary import dumps as dumps
+from memsite.cli.boundary import text_argument as text_argument
 from memsite.core.schema import CONFIDENCES
 from memsite.core.text import printable, shorten
 from memsite.errors import InvalidInputError
@@ -24,7 +25,6 @@ if TYPE_CHECKING:
 
 F = TypeVar("F", bound=Callable[..., Any])
 CONFIDENCE = click.Choice(CONFIDENCES)
-STDIN_MAX = 1 << 20
 # The largest --limit: more than any store holds (an unbounded one reached islice, which
 # takes nothing above sys.maxsize, and printed a traceback).
 COUNT_MAX = 1_000_000
@@ -94,28 +94,6 @@ def current_session(explicit: str | None = None) -> str:
     from memsite.memory import session_name
 
     return session_name(explicit)
-
-
-def text_argument(value: str, what: str, limit: int = STDIN_MAX, *, whole: bool = False) -> str:
-    """A text argument, or standard input when it is ``-`` (decoded strictly, at most
-    ``limit`` bytes), without the one line break that ends what `echo` or a file gives
-    (unless ``whole``: a file to import is read as it is)."""
-    if value != "-":
-        return value
-    stream = sys.stdin.buffer if hasattr(sys.stdin, "buffer") else None
-    data = stream.read(limit + 1) if stream is not None else sys.stdin.read().encode()
-    if len(data) > limit:
-        raise InvalidInputError(f"{what} on standard input is over {limit} bytes: shorten it")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise InvalidInputError(
-            f"{what} on standard input is not valid UTF-8 (byte {exc.start}): convert it first, "
-            "e.g. with iconv"
-        ) from None
-    if whole or not text.endswith("\n"):
-        return text
-    return text[:-2] if text.endswith("\r\n") else text[:-1]
 
 
 def parse_date(value: str) -> date:

@@ -23,6 +23,7 @@ from memsite.cli.kit import (
     window_options,
     with_point,
 )
+from memsite.cli.quick import answer_write
 from memsite.core.sessions import KINDS
 from memsite.core.text import counted, one_line, shorten
 
@@ -172,21 +173,7 @@ def add(ctx: click.Context, /, content: str, as_json: bool, **options: Any) -> N
     """Write one fact. CONTENT may be - to read it from standard input."""
     category = options.pop("category")
     answer = get_memory(ctx).add(text_argument(content, "content"), category, **options)
-    print_write(answer, as_json)
-
-
-def print_write(answer: dict[str, Any], as_json: bool) -> None:
-    if as_json:
-        emit_json(answer)
-        return
-    if answer["status"] == "duplicate":
-        out(f"Duplicate of {answer['id'][:8]}: nothing written ({answer['path']})")
-    else:
-        out(f"Written {answer['id'][:8]}: {answer['path']}")
-    for near in answer["near_duplicates"]:
-        warn(f"near duplicate of {near['id'][:8]} ({near['similarity']:.0%} similar)")
-    for message in answer["warnings"]:
-        warn(message)
+    answer_write(answer, as_json)
 
 
 @click.command()
@@ -211,7 +198,7 @@ def amend(
     key, tags, anchors and validity window."""
     options["anchors"] = options["anchors"] or None  # none given: the old ones, pinned again
     answer = get_memory(ctx).amend(entry_id, text_argument(content, "content"), **options)
-    print_write(answer, as_json)
+    answer_write(answer, as_json)
 
 
 @click.command()

@@ -1,18 +1,21 @@
-"""The session-start hook's command, run without click.
+"""The commands agents run most, without click.
 
-Every runner's session-start hook runs ``memsite [--store PATH] context --format RUNNER-hook``
-at each session start, and importing click (with inspect, uuid, datetime) costs ~24 ms, as
-much as the interpreter's own start. :func:`plan` recognizes exactly that command line, and
-nothing else: any other word or option, ``--help``, or a form click reads differently goes to
-click, which has the last word on the command line. The click command (``upkeep.context``)
-and this one both answer with :func:`answer_hook`, inside :mod:`boundary`'s errors, so that
-a hook gets the same bytes and the same exit either way (tests run both).
+Agents run ``memsite [--store PATH] context`` (with ``--format RUNNER-hook`` at every session
+start) and ``memsite [--store PATH] add CONTENT -c CATEGORY [--json]`` at every fact they
+learn, and importing click (with inspect, uuid, datetime) costs ~24 ms, as much as the
+interpreter's own start. :func:`plan` recognizes exactly those command lines and nothing else:
+any other word or option, ``--help``, an option given twice, or a form click reads
+differently goes to click, which has the last word on the command line. The click commands
+and these answer with the same functions (:func:`answer_hook`, :func:`answer_context`,
+:func:`answer_write`), inside :mod:`boundary`'s errors, so that both give the same bytes and
+the same exit (tests run both).
 """
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from memsite.cli import boundary
@@ -24,11 +27,24 @@ if TYPE_CHECKING:
 # runners.hooks.FORMATS, spelled here so that every command does not import the runners
 # (a test keeps the two equal).
 HOOK_FORMATS = ("claude-hook", "codex-hook", "gemini-hook", "copilot-hook", "cursor-hook")
+# What click gives `add` for each option left out (a test compares the two calls).
+ADD_DEFAULTS: Mapping[str, Any] = {
+    "tags": (),
+    "supersedes": (),
+    "reason": None,
+    "confidence": None,
+    "key": None,
+    "anchors": (),
+    "valid_from": None,
+    "valid_to": None,
+    "allow_secret": False,
+}
+
+Options = dict[str, str | bool]
 
 
 def plan(args: Sequence[str]) -> Callable[[], Any] | None:
-    """The hook's command for ``args`` when they are exactly ``[--store PATH] context --format
-    FORMAT`` (or ``--format=FORMAT``) with a hook's format; else None."""
+    """The command for ``args`` when they are exactly one of the forms above; else None."""
     rest = list(args)
     store = None
     if len(rest) > 1 and rest[0] == "--store":
@@ -37,28 +53,94 @@ def plan(args: Sequence[str]) -> Callable[[], Any] | None:
         store, rest = rest[0].removeprefix("--store="), rest[1:]
     if store is not None and (not store or store.startswith("-")):
         return None  # click's reading of an empty or dash-led value decides
-    if rest[:1] != ["context"] or any(map(has_surrogate, args)):
+    if any(map(has_surrogate, args)):
         return None
-    if rest[1:2] == ["--format"] and len(rest) == 3:
-        fmt = rest[2]
-    elif len(rest) == 2 and rest[1].startswith("--format="):
-        fmt = rest[1].removeprefix("--format=")
-    else:
+    if rest[:1] == ["context"]:
+        return _context_plan(store, rest[1:])
+    if rest[:1] == ["add"]:
+        return _add_plan(store, rest[1:])
+    return None
+
+
+def _context_plan(store: str | None, words: list[str]) -> Callable[[], Any] | None:
+    read = _read(words, {"--format": "format"}, {})
+    if read is None or read[1]:
         return None
+    fmt = read[0].get("format")
+    if fmt is None:
+        return lambda: boundary.guarded(lambda: _context(store), False)
     if fmt not in HOOK_FORMATS:
         return None
-    return lambda: boundary.guarded(lambda: _start(store, fmt), False)
+    return lambda: boundary.guarded(lambda: _hook(store, str(fmt)), False)
 
 
-def _start(store: str | None, fmt: str) -> None:
+def _add_plan(store: str | None, words: list[str]) -> Callable[[], Any] | None:
+    read = _read(words, {"-c": "category", "--category": "category"}, {"--json": "json"})
+    if read is None or len(read[1]) != 1 or "category" not in read[0]:
+        return None
+    content, category, as_json = read[1][0], str(read[0]["category"]), "json" in read[0]
+    return lambda: boundary.guarded(lambda: _add(store, content, category, as_json), as_json)
+
+
+def _read(
+    words: Sequence[str], valued: Mapping[str, str], flags: Mapping[str, str]
+) -> tuple[Options, list[str]] | None:
+    """The options and the other words of ``words``, when every option is one of ``valued``
+    (its value the next word, or after ``=`` in a long one) or of ``flags``, and none comes
+    twice; else None."""
+    found: Options = {}
+    plain: list[str] = []
+    rest: Iterator[str] = iter(words)
+    for word in rest:
+        if word == "-" or not word.startswith("-"):
+            plain.append(word)
+            continue
+        name, equals, value = word.partition("=")
+        if equals and not name.startswith("--"):
+            return None  # click reads -c=x as the value "=x"
+        given: str | bool | None
+        if name in flags and not equals:
+            key, given = flags[name], True
+        elif name in valued:
+            key, given = valued[name], value if equals else next(rest, None)
+            if given is None or given.startswith("-"):
+                return None
+        else:
+            return None
+        if key in found:
+            return None
+        found[key] = given
+    return found, plain
+
+
+def _opened(store: str | None, answer: Callable[[Memory], None]) -> None:
     from memsite.memory import Memory
 
     def attempt(opened: list[Any]) -> None:
         memory = Memory.open(store)
         opened.append(memory)
-        answer_hook(memory, fmt, None)
+        answer(memory)
 
     boundary.retried(attempt)
+
+
+def _hook(store: str | None, fmt: str) -> None:
+    _opened(store, lambda memory: answer_hook(memory, fmt, None))
+
+
+def _context(store: str | None) -> None:
+    _opened(store, lambda memory: answer_context(memory, None, None, None))
+
+
+def _add(store: str | None, content: str, category: str, as_json: bool) -> None:
+    agent = os.environ.get("MEMSITE_AGENT") or None  # as click reads an empty variable
+
+    def answer(memory: Memory) -> None:
+        text = boundary.text_argument(content, "content")
+        written = memory.add(text, category, agent=agent, **ADD_DEFAULTS)
+        answer_write(written, as_json)
+
+    _opened(store, answer)
 
 
 def answer_hook(
@@ -85,3 +167,30 @@ def answer_hook(
         boundary.warn(message)
     if text:  # even an empty index: the preamble tells the agent how to record facts
         boundary.echo(boundary.dumps(hook_output(fmt, hook_text(text))))
+
+
+def answer_context(
+    memory: Memory, budget: int | None, session: str | None, task: str | None
+) -> None:
+    """Print index.md for an agent (the text form of `context`), after the warnings."""
+    from memsite.memory import session_name
+
+    text, warnings = memory.context_with_warnings(budget, session_name(session), task)
+    for message in warnings:
+        boundary.warn(message)
+    boundary.say(text, nl=False)
+
+
+def answer_write(answer: Mapping[str, Any], as_json: bool) -> None:
+    """Print what `add` or `amend` wrote (or found written already), and its warnings."""
+    if as_json:
+        boundary.echo(boundary.dumps(answer))
+        return
+    if answer["status"] == "duplicate":
+        boundary.say(f"Duplicate of {answer['id'][:8]}: nothing written ({answer['path']})")
+    else:
+        boundary.say(f"Written {answer['id'][:8]}: {answer['path']}")
+    for near in answer["near_duplicates"]:
+        boundary.warn(f"near duplicate of {near['id'][:8]} ({near['similarity']:.0%} similar)")
+    for message in answer["warnings"]:
+        boundary.warn(message)

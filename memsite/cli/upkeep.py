@@ -15,7 +15,7 @@ from memsite.cli.kit import (
     warn,
     with_point,
 )
-from memsite.cli.quick import HOOK_FORMATS, answer_hook
+from memsite.cli.quick import HOOK_FORMATS, answer_context, answer_hook
 from memsite.core.text import counted, printable, shorten
 
 BUDGET_MAX = 1_000_000
@@ -197,10 +197,7 @@ def context(
     if hook:  # as `quick` answers the hook's own command line, without click
         answer_hook(memory, fmt, session, budget, task)
         return
-    text, warnings = memory.context_with_warnings(budget, current_session(session), task)
-    for message in warnings:
-        warn(message)
-    out(text, nl=False)
+    answer_context(memory, budget, session, task)
 
 
 COMMANDS: list[click.Command] = [compact, review, prune, status, context]

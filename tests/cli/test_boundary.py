@@ -3,13 +3,18 @@ hook's quick path both use it: one line per failure, the exit codes, no credenti
 
 from __future__ import annotations
 
+import io
 import json
+import sqlite3
+import sys
+from pathlib import Path
 from typing import NoReturn
 
 import pytest
 
-from memsite.cli.boundary import guarded, retried
+from memsite.cli.boundary import guarded, retried, text_argument
 from memsite.errors import InvalidInputError, MemsiteError, SecretFoundError, StorageError
+from memsite.memory import Memory
 
 
 def ended(call: object, as_json: bool, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -74,3 +79,24 @@ def test_retried_gives_up_on_anything_but_a_damaged_cache() -> None:
     with pytest.raises(ValueError):
         retried(attempt)
     assert calls == [0]  # nothing opened: not tried again
+
+
+def test_a_retried_command_reads_standard_input_once(
+    store_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`add -` tried again on a cache damaged mid-command gets the text it first read: the
+    stream is spent by then, and reading it again gave an empty fact."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"Deploys use ArgoCD\n")))
+    read: list[str] = []
+
+    def attempt(opened: list[object]) -> None:
+        opened.append(Memory.open(str(store_root)))
+        read.append(text_argument("-", "content"))
+        if len(read) == 1:
+            raise sqlite3.DatabaseError("database disk image is malformed")
+
+    retried(attempt)
+    assert read == ["Deploys use ArgoCD", "Deploys use ArgoCD"]
+    # the next command reads its own standard input
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"Use pnpm\n")))
+    assert retried(lambda opened: text_argument("-", "content")) == "Use pnpm"

@@ -1,6 +1,7 @@
-"""The session-start hook's command without click (``cli.quick``): it takes exactly the hook's
-command line and gives what click's `context --format` gives, bytes and exit code, in every
-case (a store, no store, a hook payload, a damaged cache)."""
+"""The commands agents run most, without click (``cli.quick``): it takes exactly the command
+lines of `context` (the session-start hook's too) and of a plain `add`, and gives what click
+gives, bytes, exit code and the file written, in every case (a store, no store, a hook
+payload, standard input, a damaged cache, an error)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,9 +29,17 @@ CLICK = "import sys\nfrom memsite.cli.main import main\nmain(sys.argv[1:])\n"
         ["context", "--format=cursor-hook"],
         ["--store", "some/.memsite", "context", "--format", "codex-hook"],
         ["--store=some/.memsite", "context", "--format", "gemini-hook"],
+        ["context"],
+        ["--store", "s", "context"],
+        ["add", "a fact", "-c", "operations"],
+        ["add", "-c", "operations", "a fact"],
+        ["add", "a fact", "--category", "operations", "--json"],
+        ["add", "--json", "--category=operations", "-"],
+        ["add", "", "-c", ""],
+        ["--store=s", "add", "a fact", "-c", "operations"],
     ],
 )
-def test_the_hooks_command_line_is_taken(args: list[str]) -> None:
+def test_the_command_line_is_taken(args: list[str]) -> None:
     assert plan(args) is not None
 
 
@@ -36,8 +47,26 @@ def test_the_hooks_command_line_is_taken(args: list[str]) -> None:
     "args",
     [
         [],
-        ["context"],
         ["--help"],
+        ["context", "--json"],
+        ["context", "--budget", "100"],
+        ["context", "--format", "claude-hook", "--task", "x"],
+        ["add", "a fact"],
+        ["add", "-c", "operations"],
+        ["add", "a fact", "more", "-c", "operations"],
+        ["add", "a fact", "-c", "operations", "-c", "conventions"],
+        ["add", "a fact", "-c=operations"],
+        ["add", "a fact", "-coperations"],
+        ["add", "a fact", "-c"],
+        ["add", "a fact", "-c", "-x"],
+        ["add", "-x", "-c", "operations"],
+        ["add", "--", "a fact", "-c", "operations"],
+        ["add", "a fact", "-c", "operations", "--tags", "a"],
+        ["add", "a fact", "-c", "operations", "--json", "--json"],
+        ["add", "a fact", "-c", "operations", "--json=1"],
+        ["add", "a fact", "-c", "operations", "--help"],
+        ["add", "a fact\udcff", "-c", "operations"],
+        ["amend", "abcd", "a fact"],
         ["context", "--help"],
         ["context", "--format"],
         ["context", "--format", "text"],
@@ -59,9 +88,17 @@ def test_anything_else_goes_to_click(args: list[str]) -> None:
     assert plan(args) is None
 
 
-def both(args: list[str], cwd: Path, store: Path, stdin: str | None) -> list[tuple[object, ...]]:
-    """(exit code, stdout, stderr) of `memsite ARGS` (the quick path when ``plan`` takes
-    them) and of click's ``main`` with the same arguments, each on the store as it was."""
+def both(
+    args: list[str],
+    cwd: Path,
+    store: Path,
+    stdin: str | None,
+    env: Mapping[str, str] | None = None,
+) -> list[tuple[object, ...]]:
+    """(exit code, stdout, stderr, entry files written) of `memsite ARGS` (the quick path when
+    ``plan`` takes them) and of click's ``main`` with the same arguments, each on the store
+    as it was. A written entry's id, time and file name are replaced by placeholders, in the
+    output too: they are new at each write."""
     pristine = store.parent / "pristine"
     if store.exists():
         shutil.copytree(store, pristine, symlinks=True)
@@ -70,16 +107,25 @@ def both(args: list[str], cwd: Path, store: Path, stdin: str | None) -> list[tup
         if pristine.exists():
             shutil.rmtree(store)
             shutil.copytree(pristine, store, symlinks=True)
+        before = set(store.glob("entries/*.json"))
         done = subprocess.run(
             [*program, *args],
             cwd=cwd,
             input=stdin,
             capture_output=True,
             text=True,
-            env=clean_env(),
+            env={**clean_env(), **(env or {})},
             check=False,
         )
-        found.append((done.returncode, done.stdout, done.stderr))
+        output, written = [done.stdout, done.stderr], []
+        for path in sorted(set(store.glob("entries/*.json")) - before):
+            entry: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+            for value, mark in ((path.name, "NAME"), (entry.pop("id"), "ID")):
+                output = [o.replace(value, mark).replace(value[:8], mark) for o in output]
+            created = entry.pop("created")
+            output = [o.replace(created, "CREATED") for o in output]
+            written.append(entry)
+        found.append((done.returncode, *output, written))
     shutil.rmtree(pristine, ignore_errors=True)
     return found
 
@@ -102,7 +148,7 @@ def test_the_same_answer_as_click(facts: Path, fmt: str, stdin: str | None) -> N
     args = ["context", "--format", fmt]
     quick, clicked = both(args, facts.parent, facts, stdin)
     assert quick == clicked
-    assert quick[0] == 0 and "ArgoCD" in str(quick[1])
+    assert quick[0] == 0 and "ArgoCD" in str(quick[1]) and not quick[3]
     json.loads(str(quick[1]))  # one JSON document, as the runner reads it
     own = stdin is not None and "abc-123" in stdin
     assert ("Rotate the staging keys" in str(quick[1])) is not own
@@ -126,9 +172,88 @@ def test_the_same_error_without_a_store(tmp_path: Path) -> None:
     assert quick[0] == 1 and str(quick[2]).startswith("Error: no memory store found")
 
 
-def test_the_hooks_command_imports_no_click(facts: Path) -> None:
+@pytest.mark.parametrize("stdin", [None, ""])
+def test_plain_context_is_the_same_as_clicks(facts: Path, stdin: str | None) -> None:
+    quick, clicked = both(["context"], facts.parent, facts, stdin)
+    assert quick == clicked
+    assert quick[0] == 0 and "- Deploys go through ArgoCD" in str(quick[1])
+    assert "Rotate the staging keys" in str(quick[1])  # another session's, carried over
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "env", "code"),
+    [
+        (["add", "Builds run on Debian bookworm", "-c", "operations"], None, {}, 0),
+        (["add", "-c", "conventions", "--json", "Tabs never spaces"], "", {}, 0),
+        (["add", "-", "--category=operations"], "Caches are keyed to the version\n", {}, 0),
+        (["add", "-", "-c", "operations", "--json"], "Two lines\r\n", {}, 0),
+        (["add", "Deploys go through ArgoCD", "-c", "operations"], None, {}, 0),  # a duplicate
+        (["add", "Deploys go through ArgoCD", "-c", "operations", "--json"], None, {}, 0),
+        (["add", "Releases are tagged by CI", "-c", "operations"], None, {"MEMSITE_AGENT": "a"}, 0),
+        (["add", "Releases are tagged by CI", "-c", "operations"], None, {"MEMSITE_AGENT": ""}, 0),
+        (["add", "Pages deploy from main", "-c", "nowhere"], None, {}, 1),
+        (["add", "Pages deploy from main", "-c", "nowhere", "--json"], None, {}, 1),
+        (["add", "", "-c", "operations"], None, {}, 1),
+        (["add", "-", "-c", "operations"], "", {}, 1),
+        (["add", "Keys look like AKIAIOSFODNN7EXAMPLE", "-c", "operations"], None, {}, 1),
+    ],
+)
+def test_add_is_the_same_as_clicks(
+    facts: Path, args: list[str], stdin: str | None, env: dict[str, str], code: int
+) -> None:
+    quick, clicked = both(args, facts.parent, facts, stdin, env)
+    assert quick == clicked
+    assert quick[0] == code, quick
+    written = quick[3]
+    assert isinstance(written, list)
+    if code or "ArgoCD" in args[1]:
+        assert not written
+    else:
+        assert len(written) == 1 and written[0]["content"] in " ".join([*args, str(stdin)])
+        assert written[0].get("agent") == (env.get("MEMSITE_AGENT") or None)
+    if "--json" in args:
+        json.loads(str(quick[1]))
+
+
+def test_add_passes_what_click_passes(store_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every option the quick `add` leaves out reaches the memory as click's default."""
+    calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
+
+    def add(self: Memory, *args: Any, **options: Any) -> dict[str, Any]:
+        calls.append((args, options))
+        return {
+            "status": "written",
+            "id": "0" * 32,
+            "path": "p",
+            "near_duplicates": [],
+            "warnings": [],
+        }
+
+    from memsite.cli.main import main
+
+    monkeypatch.setattr(Memory, "add", add)
+    monkeypatch.setenv("MEMSITE_AGENT", "someone")
+    args = ["--store", str(store_root), "add", "a fact", "-c", "operations"]
+    command = plan(args)
+    assert command is not None
+    for run in (command, lambda: main(args)):
+        with pytest.raises(SystemExit):
+            run()
+    assert len(calls) == 2 and calls[0] == calls[1]
+    assert calls[0][1]["agent"] == "someone"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["context", "--format", "claude-hook"],
+        ["context"],
+        ["add", "Builds run on Debian bookworm", "-c", "operations"],
+    ],
+)
+def test_the_quick_commands_import_no_click(facts: Path, args: list[str]) -> None:
     done = subprocess.run(
-        [sys.executable, "-X", "importtime", "-m", "memsite", "context", "--format", "claude-hook"],
+        [sys.executable, "-X", "importtime", "-m", "memsite", *args],
         cwd=facts.parent,
         input="",
         capture_output=True,
@@ -144,6 +269,7 @@ def test_the_hooks_command_imports_no_click(facts: Path) -> None:
     }
     assert "memsite.cli.quick" in modules and "memsite.memory" in modules
     assert not {m for m in modules if m.split(".")[0] == "click"}
-    # nor the runners' install targets (tomllib and all): the hook's own pieces are light
+    # nor the runners' install targets (tomllib and all): the quick commands' pieces are light
     assert not {"memsite.runners.claude", "memsite.runners.targets", "tomllib"} & modules
-    assert "subprocess" not in modules  # no git is run with fresh views
+    if args[0] == "context":
+        assert "subprocess" not in modules  # no git is run with fresh views
