@@ -22,7 +22,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -37,18 +36,44 @@ Edges = dict[str, list[str]]
 Reports = list[tuple[str, tuple[Any, ...]]]
 
 
-@dataclass
 class Compaction:
-    """The result of compaction: ordered entries with a status each, and what was found."""
+    """The result of compaction: ordered entries with a status each, and what was found.
+    (A plain class: see ``Entry``.)"""
 
-    entries: list[Entry]
-    by_id: dict[str, Entry]
-    status: dict[str, str]
-    superseded_by: dict[str, list[str]]
-    winner: dict[str, str]
-    findings: list[Finding]
-    categories: list[str]
-    edges: dict[str, list[str]] = field(default_factory=dict)
+    __slots__ = (
+        "by_id",
+        "categories",
+        "edges",
+        "entries",
+        "findings",
+        "status",
+        "superseded_by",
+        "winner",
+    )
+
+    def __init__(
+        self,
+        entries: list[Entry],
+        by_id: dict[str, Entry],
+        status: dict[str, str],
+        superseded_by: dict[str, list[str]],
+        winner: dict[str, str],
+        findings: list[Finding],
+        categories: list[str],
+        edges: dict[str, list[str]] | None = None,
+    ) -> None:
+        self.entries = entries
+        self.by_id = by_id
+        self.status = status
+        self.superseded_by = superseded_by
+        self.winner = winner
+        self.findings = findings
+        self.categories = categories
+        self.edges: dict[str, list[str]] = {} if edges is None else edges
+
+    def replace(self, **changes: Any) -> Compaction:
+        """A copy with ``changes``."""
+        return Compaction(**{**{name: getattr(self, name) for name in self.__slots__}, **changes})
 
     def active(self, category: str | None = None) -> list[Entry]:
         return [

@@ -15,7 +15,6 @@ import json
 import math
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, NamedTuple
 
@@ -41,26 +40,85 @@ _CONFLICT_RE = re.compile(r"^(<<<<<<<|>>>>>>>|=======|\|\|\|\|\|\|\|)( |$)", re.
 _CONFLICT_MARKS = ("<<<<<<<", ">>>>>>>", "=======", "|||||||")  # one of which the pattern needs
 
 
-@dataclass(slots=True)
-class Entry:
-    """One fact as read from disk. ``raw`` is the on-disk object, unknown keys included."""
+# The fields that make two entries equal and that repr shows; then those derived or carried.
+_COMPARED = (
+    "id",
+    "category",
+    "content",
+    "created",
+    "confidence",
+    "tags",
+    "supersedes",
+    "agent",
+    "key",
+    "reason",
+    "filename",
+)
+_CARRIED = ("raw", "normalized", "suspect")
 
-    id: str
-    category: str
-    content: str
-    created: datetime
-    confidence: str
-    tags: tuple[str, ...] = ()
-    supersedes: tuple[str, ...] = ()
-    agent: str | None = None
-    key: str | None = None
-    reason: str | None = None
-    filename: str = ""
-    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
-    # Derived once, at load: compaction and search use them for every entry.
-    normalized: str = field(default="", compare=False, repr=False)
-    # Whether any string of the entry might hold a secret (the cheap prefilter); None until asked.
-    suspect: bool | None = field(default=None, compare=False, repr=False)
+
+class Entry:
+    """One fact as read from disk. ``raw`` is the on-disk object, unknown keys included.
+
+    A plain class rather than a dataclass: importing dataclasses (with inspect) costs ~9 ms,
+    a third of the interpreter's start, in every command an agent runs.
+    """
+
+    __slots__ = _COMPARED + _CARRIED
+    __hash__ = None  # type: ignore[assignment]  # mutable (the derived fields), as before
+
+    def __init__(
+        self,
+        id: str,
+        category: str,
+        content: str,
+        created: datetime,
+        confidence: str,
+        tags: tuple[str, ...] = (),
+        supersedes: tuple[str, ...] = (),
+        agent: str | None = None,
+        key: str | None = None,
+        reason: str | None = None,
+        filename: str = "",
+        raw: Mapping[str, Any] | None = None,
+        normalized: str = "",
+        suspect: bool | None = None,
+    ) -> None:
+        self.id = id
+        self.category = category
+        self.content = content
+        self.created = created
+        self.confidence = confidence
+        self.tags = tags
+        self.supersedes = supersedes
+        self.agent = agent
+        self.key = key
+        self.reason = reason
+        self.filename = filename
+        # ``raw`` is the on-disk object; ``normalized`` is derived once, at load: compaction
+        # and search use it for every entry; ``suspect``: whether any string of the entry
+        # might hold a secret (the cheap prefilter), None until asked.
+        self.raw: Mapping[str, Any] = {} if raw is None else raw
+        self.normalized = normalized or normalize(content)
+        self.suspect = suspect
+
+    def _compared(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in _COMPARED)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Entry)
+        return self._compared() == other._compared()
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _COMPARED)
+        return f"Entry({shown})"
+
+    def replace(self, **changes: Any) -> Entry:
+        """A copy with ``changes``; the derived fields are copied too, unless changed."""
+        fields = {name: getattr(self, name) for name in _COMPARED + _CARRIED}
+        return Entry(**{**fields, **changes})
 
     @property
     def window(self) -> Window:
@@ -74,10 +132,6 @@ class Entry:
         """The files and spans the fact is tied to (checked when the file was read)."""
         value = self.raw.get("anchors")
         return read_anchors(value) if value else ()
-
-    def __post_init__(self) -> None:
-        if not self.normalized:
-            self.normalized = normalize(self.content)
 
     def is_suspect(self) -> bool:
         """Might any string of the entry (unknown keys too) hold a secret? Decided once."""

@@ -16,7 +16,6 @@ entries: every id must be a UUID, names and lengths are bounded, anchors are che
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -34,19 +33,77 @@ LINK_TYPES = ("refines", "supports", "depends-on", "conflicts-with", "distinct-f
 TEXT_READ_MAX = 4000
 
 
-@dataclass(frozen=True, slots=True)
+_COMPARED = (
+    "id",
+    "kind",
+    "target",
+    "created",
+    "agent",
+    "text",
+    "other",
+    "link",
+    "anchors",
+    "filename",
+)
+
+
 class Record:
+    """One record file, read (frozen). A plain class rather than a dataclass, as ``Entry``
+    is: importing dataclasses costs ~9 ms in every command."""
+
+    __slots__ = (*_COMPARED, "raw")
     id: str
     kind: str
     target: str
     created: datetime
-    agent: str | None = None
-    text: str | None = None  # a verification's evidence, or a retirement's or link's reason
-    other: str | None = None  # relate: the fact linked to
-    link: str | None = None  # relate: the link type
-    anchors: tuple[Anchor, ...] = ()  # verify --repin: the anchors pinned again
-    filename: str = ""
-    raw: Mapping[str, Any] = field(default_factory=dict, compare=False, repr=False)
+    agent: str | None  # who wrote it
+    text: str | None  # a verification's evidence, or a retirement's or link's reason
+    other: str | None  # relate: the fact linked to
+    link: str | None  # relate: the link type
+    anchors: tuple[Anchor, ...]  # verify --repin: the anchors pinned again
+    filename: str
+    raw: Mapping[str, Any]
+
+    def __init__(
+        self,
+        id: str,
+        kind: str,
+        target: str,
+        created: datetime,
+        agent: str | None = None,
+        text: str | None = None,
+        other: str | None = None,
+        link: str | None = None,
+        anchors: tuple[Anchor, ...] = (),
+        filename: str = "",
+        raw: Mapping[str, Any] | None = None,
+    ) -> None:
+        given = (id, kind, target, created, agent, text, other, link, anchors, filename)
+        for name, value in zip(_COMPARED, given, strict=True):
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "raw", {} if raw is None else raw)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError(f"a Record is frozen: cannot set {name!r}")
+
+    def __reduce__(self) -> tuple[type[Record], tuple[Any, ...]]:  # copies and pickles
+        return Record, (*self._compared(), self.raw)
+
+    def _compared(self) -> tuple[Any, ...]:
+        return tuple(getattr(self, name) for name in _COMPARED)
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        assert isinstance(other, Record)
+        return self._compared() == other._compared()
+
+    def __hash__(self) -> int:
+        return hash(self._compared())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _COMPARED)
+        return f"Record({shown})"
 
     @property
     def short_id(self) -> str:

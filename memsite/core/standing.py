@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import TYPE_CHECKING, Any
 
@@ -26,18 +25,50 @@ EXPIRED = "expired"  # past its valid_to
 UPCOMING = "upcoming"  # before its valid_from
 
 
-@dataclass
 class Standing:
-    """What is known of one fact beyond its status."""
+    """What is known of one fact beyond its status. (A plain class: see ``Entry``.)"""
 
-    anchors: list[tuple[Anchor, Located]] = field(default_factory=list)
-    verified: list[Record] = field(default_factory=list)
-    links: list[dict[str, Any]] = field(default_factory=list)
-    stale: bool = False
-    confirmed: datetime | None = None  # written or last verified
-    window: str | None = None  # EXPIRED, UPCOMING, or None: it holds now (or has no window)
-    valid_from: str | None = None  # the window as the entry gives it
-    valid_to: str | None = None
+    __slots__ = (
+        "anchors",
+        "confirmed",
+        "links",
+        "stale",
+        "valid_from",
+        "valid_to",
+        "verified",
+        "window",
+    )
+
+    def __init__(
+        self,
+        anchors: list[tuple[Anchor, Located]] | None = None,
+        verified: list[Record] | None = None,
+        links: list[dict[str, Any]] | None = None,
+        stale: bool = False,
+        confirmed: datetime | None = None,
+        window: str | None = None,
+        valid_from: str | None = None,
+        valid_to: str | None = None,
+    ) -> None:
+        self.anchors = [] if anchors is None else anchors
+        self.verified = [] if verified is None else verified
+        self.links = [] if links is None else links
+        self.stale = stale
+        self.confirmed = confirmed  # written or last verified
+        self.window = window  # EXPIRED, UPCOMING, or None: it holds now (or has no window)
+        self.valid_from = valid_from  # the window as the entry gives it
+        self.valid_to = valid_to
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
+        return f"Standing({shown})"
 
     @property
     def drifted(self) -> bool:

@@ -7,10 +7,9 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memsite.core.sessions import CARRYOVER_MAX_TOKENS, LogLine, carried, carryover_text, parse_line
 from memsite.core.text import as_name
@@ -22,8 +21,7 @@ if TYPE_CHECKING:
     from memsite.memory import Memory
 
 
-@dataclass(frozen=True)
-class _Session:
+class _Session(NamedTuple):
     name: str
     logs: list[tuple[date, str, list[str]]]  # (day, file name, raw lines), oldest first
 

@@ -12,7 +12,8 @@ of a canonical text of the object:
   of: the entry's whole object (or, made by ``PortalCache``, the file's name, a digest of
   the original object and how it was redacted), its status, successors and flags;
 * a dataclass by its type's name and every field but the private ones (``_hash``): one
-  left out of equality or ``repr`` still counts;
+  left out of equality or ``repr`` still counts; the same for the core's plain record
+  classes (``Entry``, ``Record``, ``Standing``: every slot, as when they were dataclasses);
 * tuples, lists, dicts and sets by their items (sets sorted, so their order cannot matter);
 * anything else by ``repr``. An object whose ``repr`` names its address gets a new key in
   every process: it is then always rendered again, never wrongly kept.
@@ -25,9 +26,13 @@ import hashlib
 from collections.abc import Iterable
 from typing import Any
 
+from memsite.core.entry import Entry
+from memsite.core.records import Record
+from memsite.core.standing import Standing
 from memsite.portal.model import EntryView, JsonSource
 
 _PLAIN = (str, int, float, bool, bytes, type(None))
+_RECORDS: tuple[type, ...] = (Entry, Record, Standing)
 
 
 def view_digest(view: EntryView) -> str:
@@ -88,6 +93,10 @@ def _canon(obj: Any, out: list[str]) -> None:
         for spec in dataclasses.fields(obj):
             if not spec.name.startswith("_"):
                 _canon(getattr(obj, spec.name), out)
+    elif kind in _RECORDS:
+        out.append(kind.__qualname__)
+        for name in kind.__slots__:
+            _canon(getattr(obj, name), out)
     elif isinstance(obj, tuple):  # a NamedTuple: its name, then its items
         out.append(kind.__qualname__)
         _canon(tuple(obj), out)

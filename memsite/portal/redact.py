@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from typing import Any
 
@@ -46,8 +45,7 @@ class Redactor:
             # other checked values cannot): it would return every one of them unchanged.
             return entry
         text = self.text
-        return dataclasses.replace(
-            entry,
+        return entry.replace(
             category=text(entry.category, full),
             content=text(entry.content, full),
             tags=tuple(text(t, full) for t in entry.tags),

@@ -8,8 +8,7 @@ built-in modules, and third-party runners register the same way (see its docstri
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 # How a hook command written by install starts memsite: `memsite`, the full path of a console
 # script (`--absolute`; shell-quoted when it holds spaces), or `PYTHON -m memsite`. Uninstall
@@ -27,8 +26,7 @@ NEVER_BLOCK = " || exit 0"
 NEVER_BLOCK_PATTERN = r"(?: \|\| exit 0)?"
 
 
-@dataclass(frozen=True)
-class Wiring:
+class Wiring(NamedTuple):
     """Where memsite is wired: the repository root, the store relative to it, and settings."""
 
     root: Any  # pathlib.Path; Any keeps this module free of IO imports
@@ -66,8 +64,7 @@ class Target(Protocol):
         ...
 
 
-@dataclass(frozen=True)
-class Runner:
+class Runner(NamedTuple):
     """An agent runner: its name, the signs that a repository uses it, its files."""
 
     name: str

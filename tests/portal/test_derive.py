@@ -75,7 +75,7 @@ class NameRedactor(Redactor):
 
     def redact(self, entry: Entry, full: bool) -> Entry:
         out = super().redact(entry, full)
-        return dataclasses.replace(out, filename=out.filename.replace("ddbc", "XXXX"))
+        return out.replace(filename=out.filename.replace("ddbc", "XXXX"))
 
 
 def test_a_file_link_goes_when_redaction_changes_the_file_name(demo: Compaction) -> None:

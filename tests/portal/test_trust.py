@@ -4,7 +4,6 @@ byte the agents' index.md (the demo store, real git with a bare remote and two a
 
 from __future__ import annotations
 
-import dataclasses
 import html
 import json
 import re
@@ -209,10 +208,8 @@ def test_a_held_back_fact_has_a_banner_and_a_mark_in_lists(
 def test_a_hidden_text_banner_names_the_characters(demo_portal: tuple[Any, list[str]]) -> None:
     result, active = demo_portal
     entry = next(e for e in result.entries if e.id == active[0])
-    hidden = dataclasses.replace(entry, content="Run it\U000e0041\u200b now")
-    changed = dataclasses.replace(
-        result, entries=[hidden if e is entry else e for e in result.entries]
-    )
+    hidden = entry.replace(content="Run it\U000e0041\u200b now")
+    changed = result.replace(entries=[hidden if e is entry else e for e in result.entries])
     trust = {entry.id: shown(held_back="hidden_text")}
     portal = build_portal(changed, {}, {}, "", origins=origins_of(trust, "origin/main", None))
     body = Renderer().entry_page(portal.page(entry.id)).body
