@@ -2,13 +2,14 @@
 
 Agents run ``memsite [--store PATH] context`` (with ``--format RUNNER-hook`` at every session
 start) and ``memsite [--store PATH] add CONTENT -c CATEGORY [--json]`` at every fact they
-learn, and importing click (with inspect, uuid, datetime) costs ~24 ms, as much as the
+learn; git's hooks run ``memsite --store PATH compact --quiet`` after every merge, checkout
+and rewrite. Importing click (with inspect, uuid, datetime) costs ~24 ms, as much as the
 interpreter's own start. :func:`plan` recognizes exactly those command lines and nothing else:
 any other word or option, ``--help``, an option given twice, or a form click reads
 differently goes to click, which has the last word on the command line. The click commands
 and these answer with the same functions (:func:`answer_hook`, :func:`answer_context`,
-:func:`answer_write`), inside :mod:`boundary`'s errors, so that both give the same bytes and
-the same exit (tests run both).
+:func:`answer_write`, :func:`answer_compact`), inside :mod:`boundary`'s errors, so that
+both give the same bytes and the same exit (tests run both).
 """
 
 from __future__ import annotations
@@ -59,6 +60,8 @@ def plan(args: Sequence[str]) -> Callable[[], Any] | None:
         return _context_plan(store, rest[1:])
     if rest[:1] == ["add"]:
         return _add_plan(store, rest[1:])
+    if rest[:1] == ["compact"]:
+        return _compact_plan(store, rest[1:])
     return None
 
 
@@ -80,6 +83,19 @@ def _add_plan(store: str | None, words: list[str]) -> Callable[[], Any] | None:
         return None
     content, category, as_json = read[1][0], str(read[0]["category"]), "json" in read[0]
     return lambda: boundary.guarded(lambda: _add(store, content, category, as_json), as_json)
+
+
+def _compact_plan(store: str | None, words: list[str]) -> Callable[[], Any] | None:
+    flags = {"-q": "quiet", "--quiet": "quiet", "--full": "full", "--json": "json"}
+    read = _read(words, {}, flags)
+    if read is None or read[1]:
+        return None
+    given, as_json = read[0], "json" in read[0]
+
+    def compact(memory: Memory) -> None:
+        answer_compact(memory.compact(full="full" in given), "quiet" in given, as_json)
+
+    return lambda: boundary.guarded(lambda: _opened(store, compact), as_json)
 
 
 def _read(
@@ -194,3 +210,25 @@ def answer_write(answer: Mapping[str, Any], as_json: bool) -> None:
         boundary.warn(f"near duplicate of {near['id'][:8]} ({near['similarity']:.0%} similar)")
     for message in answer["warnings"]:
         boundary.warn(message)
+
+
+def answer_compact(answer: Mapping[str, Any], quiet: bool, as_json: bool) -> None:
+    """Print what `compact` did: its JSON, one summary (unless ``quiet``), or nothing."""
+    from memsite.core.text import counted
+
+    if as_json:
+        boundary.echo(boundary.dumps(answer))
+        return
+    if quiet:
+        return
+    unreadable = answer["invalid"]
+    boundary.say(
+        f"Compacted {counted(answer['entries'], 'entry')}: {answer['active']} active, "
+        f"{answer['superseded']} superseded, {answer['duplicate']} duplicate, "
+        f"{answer['overridden']} overridden"
+        + (f", {unreadable} unreadable (see `memsite review`)" if unreadable else "")
+    )
+    changed = answer["written"] + answer["removed"]
+    boundary.say(f"Updated: {', '.join(changed)}" if changed else "Views were up to date.")
+    if answer["pruned_daily"]:
+        boundary.say(f"Pruned daily logs: {', '.join(answer['pruned_daily'])}")

@@ -15,7 +15,7 @@ from memsite.cli.kit import (
     warn,
     with_point,
 )
-from memsite.cli.quick import HOOK_FORMATS, answer_context, answer_hook
+from memsite.cli.quick import HOOK_FORMATS, answer_compact, answer_context, answer_hook
 from memsite.core.text import counted, printable, shorten
 
 BUDGET_MAX = 1_000_000
@@ -31,23 +31,7 @@ FULL_HELP = "Re-read every entry file (finds files edited in place) and rebuild 
 @click.pass_context
 def compact(ctx: click.Context, quiet: bool, full: bool, as_json: bool) -> None:
     """Bring compacted/ and index.md up to date; prune expired daily logs and temporaries."""
-    answer = get_memory(ctx).compact(full=full)
-    if as_json:
-        emit_json(answer)
-        return
-    if quiet:
-        return
-    unreadable = answer["invalid"]
-    out(
-        f"Compacted {counted(answer['entries'], 'entry')}: {answer['active']} active, "
-        f"{answer['superseded']} superseded, {answer['duplicate']} duplicate, "
-        f"{answer['overridden']} overridden"
-        + (f", {unreadable} unreadable (see `memsite review`)" if unreadable else "")
-    )
-    changed = answer["written"] + answer["removed"]
-    out(f"Updated: {', '.join(changed)}" if changed else "Views were up to date.")
-    if answer["pruned_daily"]:
-        out(f"Pruned daily logs: {', '.join(answer['pruned_daily'])}")
+    answer_compact(get_memory(ctx).compact(full=full), quiet, as_json)
 
 
 @click.command()

@@ -37,6 +37,10 @@ CLICK = "import sys\nfrom memsite.cli.main import main\nmain(sys.argv[1:])\n"
         ["add", "--json", "--category=operations", "-"],
         ["add", "", "-c", ""],
         ["--store=s", "add", "a fact", "-c", "operations"],
+        ["compact"],
+        ["compact", "-q"],
+        ["--store", "s", "compact", "--quiet"],
+        ["compact", "--full", "--json", "--quiet"],
     ],
 )
 def test_the_command_line_is_taken(args: list[str]) -> None:
@@ -67,6 +71,11 @@ def test_the_command_line_is_taken(args: list[str]) -> None:
         ["add", "a fact", "-c", "operations", "--help"],
         ["add", "a fact\udcff", "-c", "operations"],
         ["amend", "abcd", "a fact"],
+        ["compact", "-q", "--quiet"],
+        ["compact", "-qq"],
+        ["compact", "--help"],
+        ["compact", "now"],
+        ["compact", "--json=yes"],
         ["context", "--help"],
         ["context", "--format"],
         ["context", "--format", "text"],
@@ -95,10 +104,10 @@ def both(
     stdin: str | None,
     env: Mapping[str, str] | None = None,
 ) -> list[tuple[object, ...]]:
-    """(exit code, stdout, stderr, entry files written) of `memsite ARGS` (the quick path when
-    ``plan`` takes them) and of click's ``main`` with the same arguments, each on the store
-    as it was. A written entry's id, time and file name are replaced by placeholders, in the
-    output too: they are new at each write."""
+    """(exit code, stdout, stderr, entry files written, views) of `memsite ARGS` (the quick
+    path when ``plan`` takes them) and of click's ``main`` with the same arguments, each on
+    the store as it was. A written entry's id, time and file name are replaced by
+    placeholders, in the output too: they are new at each write."""
     pristine = store.parent / "pristine"
     if store.exists():
         shutil.copytree(store, pristine, symlinks=True)
@@ -125,7 +134,12 @@ def both(
             created = entry.pop("created")
             output = [o.replace(created, "CREATED") for o in output]
             written.append(entry)
-        found.append((done.returncode, *output, written))
+        views = {
+            p.name: p.read_bytes()
+            for p in [store / "index.md", *store.glob("compacted/*")]
+            if p.is_file()
+        }
+        found.append((done.returncode, *output, written, views))
     shutil.rmtree(pristine, ignore_errors=True)
     return found
 
@@ -249,9 +263,12 @@ def test_add_passes_what_click_passes(store_root: Path, monkeypatch: pytest.Monk
         ["context", "--format", "claude-hook"],
         ["context"],
         ["add", "Builds run on Debian bookworm", "-c", "operations"],
+        ["compact", "--quiet"],
     ],
 )
-def test_the_quick_commands_import_neither_click_nor_dataclasses(facts: Path, args: list[str]) -> None:
+def test_the_quick_commands_import_neither_click_nor_dataclasses(
+    facts: Path, args: list[str]
+) -> None:
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "memsite", *args],
         cwd=facts.parent,
@@ -275,3 +292,38 @@ def test_the_quick_commands_import_neither_click_nor_dataclasses(facts: Path, ar
     assert not {"memsite.runners.claude", "memsite.runners.targets", "tomllib"} & modules
     if args[0] == "context":
         assert "subprocess" not in modules  # no git is run with fresh views
+
+
+@pytest.mark.parametrize(
+    ("args", "fresh"),
+    [
+        (["compact"], False),
+        (["compact"], True),
+        (["compact", "--quiet"], False),
+        (["compact", "-q", "--json"], False),
+        (["compact", "--full"], True),
+        (["compact", "--json"], True),
+    ],
+)
+def test_compact_is_the_same_as_clicks(facts: Path, args: list[str], fresh: bool) -> None:
+    """After a new fact, and with nothing new; an unreadable entry file counted either way."""
+    if fresh:
+        Memory.open(str(facts), {}, facts.parent, Clock()).compact()
+    (facts / "entries" / "2026-01-01T00-00-00Z-0badf11e.json").write_text("{", encoding="utf-8")
+    quick, clicked = both(["--store", str(facts), *args], facts.parent, facts, None)
+    assert quick == clicked
+    assert quick[0] == 0 and not quick[3]
+    views = quick[4]
+    assert isinstance(views, dict) and b"ArgoCD" in views["operations.md"]
+    if "--json" in args:
+        assert json.loads(str(quick[1]))["invalid"] == 1
+    elif "--quiet" in args or "-q" in args:
+        assert quick[1] == ""
+    else:
+        assert "1 unreadable" in str(quick[1]) and ("up to date" in str(quick[1])) is fresh
+
+
+def test_compact_without_a_store_is_the_same_as_clicks(tmp_path: Path) -> None:
+    quick, clicked = both(["compact", "--quiet"], tmp_path, tmp_path / "none", None)
+    assert quick == clicked
+    assert quick[0] == 1 and str(quick[2]).startswith("Error: no memory store found")
