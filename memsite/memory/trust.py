@@ -128,8 +128,6 @@ def _survey(
     if git == ("none",):
         return OFF
     store = memory.store.origin  # a past state's files are judged by the store's git
-    top = memory.project_top()
-    prefix = show_prefix(store.entries_dir)
     past = store is not memory.store
     if (
         not past
@@ -142,9 +140,11 @@ def _survey(
         now = stats() if found.reviewed else {}
         again = {name for name in found.reviewed if now.get(name) != was[name]}
         if not again or found.commit is None:
-            return found
+            return found  # asked of no git process: after an add, compact runs none
+        top, prefix = memory.project_top(), show_prefix(store.entries_dir)
         differ = changed(top, found.commit, prefix, sorted(again))
         return found._replace(reviewed=found.reviewed - differ)
+    top, prefix = memory.project_top(), show_prefix(store.entries_dir)
     config = os.path.relpath(store.config_path, top)
     found = survey(top, prefix, memory.config.reviewed_ref, config)
     return _as_reviewed(memory, found, top, prefix) if past else found

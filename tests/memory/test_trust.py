@@ -354,3 +354,20 @@ def test_a_search_for_text_output_does_not_ask_git_who_added_the_facts(
     (hit,) = team.memory().search("setup script wiki")
     assert hit["provenance"]["author"] == "Mallory"
     assert " log " in trace.read_text()
+
+
+def test_compact_after_an_add_runs_no_git(
+    team: Team, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While git's files are as they were and no reviewed file was replaced, the survey is
+    the saved one: neither the work tree's top nor the store's folder in it is asked of git
+    (two processes at every compact after an add)."""
+    team.memory().compact()
+    team.memory().add("Releases are cut on Tuesdays", "operations")
+    trace = tmp_path / "trace"
+    monkeypatch.setenv("GIT_TRACE", str(trace))
+    team.memory().compact()
+    assert not trace.exists() or "git" not in trace.read_text()
+    (name,) = [p.name for p in (team.root / ".memsite" / "entries").glob(f"*{team.reviewed[:8]}*")]
+    assert current(team.memory()).level(name) == "reviewed"  # still, from the saved survey
+    assert "Tests run with pytest -n auto" in team.memory().context()
