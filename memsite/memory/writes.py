@@ -22,7 +22,7 @@ from memsite.core.validate import build_entry, check_name, check_text
 from memsite.errors import InvalidInputError
 from memsite.memory.shapes import content_of, write_answer
 from memsite.storage.daily import append_log
-from memsite.storage.entries import delete_entry_file, write_indexed
+from memsite.storage.entries import delete_entry_file, random_id, write_indexed
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -225,6 +225,7 @@ def _checked(
         supersedes=targets,
         limits=memory.config.limits,
         anchors=anchors,
+        entry_id=random_id(),  # (uuid's, which costs ~3 ms to import)
         **fields,
     )
     normalized = normalize(content)

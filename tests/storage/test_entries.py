@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from memsite.core.entry import filename_for, parse_created
+from memsite.core.ids import UUID_RE
 from memsite.core.records import build_record
 from memsite.core.validate import serialize
 from memsite.errors import StorageError
@@ -200,3 +202,19 @@ def test_an_entry_survives_its_row(
     (direct, _) = e.parse_item(serialize(obj), name_of(obj), 1 << 20)
     assert entry == direct and entry.raw == direct.raw  # type: ignore[union-attr]
     assert entry.normalized == direct.normalized  # type: ignore[union-attr]
+
+
+def test_new_ids_are_version_4_uuids_as_uuid_spells_them() -> None:
+    made = [e.random_id() for _ in range(2000)]
+    assert len(set(made)) == len(made)
+    for value in made:
+        parsed = uuid.UUID(value)
+        assert str(parsed) == value and UUID_RE.fullmatch(value)
+        assert parsed.version == 4 and parsed.variant == uuid.RFC_4122
+    # every one of the 122 random bits varies
+    bits = [int(v.replace("-", ""), 16) for v in made]
+    fixed = (0xF << 76) | (0x3 << 62)  # the version nibble and the variant's two bits
+    varying = 0
+    for value in bits:
+        varying |= value ^ bits[0]
+    assert varying == ((1 << 128) - 1) & ~fixed
