@@ -95,7 +95,17 @@ def _compact_plan(store: str | None, words: list[str]) -> Callable[[], Any] | No
     def compact(memory: Memory) -> None:
         answer_compact(memory.compact(full="full" in given), "quiet" in given, as_json)
 
-    return lambda: boundary.guarded(lambda: _opened(store, compact), as_json)
+    def run() -> None:
+        from memsite import counting
+
+        if "full" not in given:  # (a full compaction counts in this process, in halves)
+            counting.prestart()  # loads the tokenizers while memsite is imported and opened
+        try:
+            _opened(store, compact)
+        finally:
+            counting.dismiss()
+
+    return lambda: boundary.guarded(run, as_json)
 
 
 def _read(

@@ -5,6 +5,7 @@ payload, standard input, a damaged cache, an error)."""
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import subprocess
@@ -327,3 +328,60 @@ def test_compact_without_a_store_is_the_same_as_clicks(tmp_path: Path) -> None:
     quick, clicked = both(["compact", "--quiet"], tmp_path, tmp_path / "none", None)
     assert quick == clicked
     assert quick[0] == 1 and str(quick[2]).startswith("Error: no memory store found")
+
+
+SPY = """
+import sys
+from memsite import counting
+from memsite.counting import CountingChild
+
+start, count, close = CountingChild.start, CountingChild.count, CountingChild.close
+seen = []
+
+def spied_start():
+    seen.append(("fork", "memsite.memory" in sys.modules))
+    return start()
+
+def spied_count(self, lines):
+    seen.append(("count", len(lines)))
+    return count(self, lines)
+
+def spied_close(self):
+    reaping = bool(self._pid)
+    close(self)
+    if reaping and self.status is not None:
+        seen.append(("ended", "killed" if self.status & 0x7F else "exited"))
+
+CountingChild.start = staticmethod(spied_start)
+CountingChild.count = spied_count
+CountingChild.close = spied_close
+sys.argv = ["memsite", *sys.argv[1:]]
+try:
+    from memsite.cli import run
+    run()
+finally:
+    print(seen, file=sys.stderr)
+"""
+
+
+def test_compact_forks_its_counting_child_before_it_imports_the_memory(facts: Path) -> None:
+    """The git hooks' compact starts the child that loads the tokenizers first of all, so
+    that it loads them while memsite is imported and opened; the read model takes that
+    child (none is forked again) and, with nothing to count, kills it."""
+
+    def spied(*args: str) -> list[tuple[str, object]]:
+        done = subprocess.run(
+            [sys.executable, "-c", SPY, "--store", str(facts), "compact", *args],
+            cwd=facts.parent,
+            capture_output=True,
+            text=True,
+            env=clean_env(),
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        seen: list[tuple[str, object]] = ast.literal_eval(done.stderr.strip().splitlines()[-1])
+        return seen
+
+    assert spied("--quiet") == [("fork", False), ("count", 2), ("ended", "exited")]
+    assert spied("--quiet") == [("fork", False), ("ended", "killed")]  # nothing to count
+    assert spied("--full") == []  # a full compaction counts here, in halves

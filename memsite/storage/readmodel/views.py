@@ -23,7 +23,7 @@ from memsite.storage.readmodel.rows import chunks, marks, rows_where, transactio
 if TYPE_CHECKING:
     from memsite.core.budget import IndexItem
     from memsite.core.entry import Entry
-    from memsite.storage.readmodel.counter import CountingChild
+    from memsite.counting import CountingChild
     from memsite.storage.readmodel.facade import Index
 
 Shown = tuple[str, str, int]  # view bullet, index bullet, index cost
@@ -173,14 +173,17 @@ class Views:
         takes in entries/ (start it before the sync), when there will be lines to count: the
         folder changed since the index looked, or an active entry is not counted yet. None
         when there will not be, or no child can be forked."""
-        from memsite.storage.readmodel.counter import CountingChild
+        from memsite.counting import CountingChild, prestarted
 
+        early = prestarted()  # started at the process's start (``counting.prestart``)
         try:
             if self.index.fresh() and not self._uncounted("LIMIT 1"):
+                if early is not None:
+                    early.close()
                 return None
         except sqlite3.Error:
             pass  # a damaged index: the sync rebuilds it, and there will be lines
-        return CountingChild.start()
+        return early or CountingChild.start()
 
     def _uncounted(self, more: str) -> list[tuple[int, str, str | None]]:
         """(row, category, index bullet) of the active entries not counted yet, then ``more``

@@ -162,11 +162,11 @@ def test_only_an_explicit_compact_loads_the_tokenizers(store_root: Path) -> None
     again = ["add", "Use pnpm, never npm", "-c", "conventions"]
     for args in (add, ["context"], again, ["context"], ["search", "argocd"]):
         loaded = loaded_by(args, cwd)
-        # nor does any of them fork a child to load them (``readmodel.counter``)
-        assert not {"bpe_openai._bindings", "memsite.storage.readmodel.counter"} & loaded, args
+        # nor does any of them fork a child to load them (``memsite.counting``)
+        assert not {"bpe_openai._bindings", "memsite.counting"} & loaded, args
     assert all(cl100k is None for _, cl100k, _, _ in rows(store_root))
     loaded = loaded_by(["compact"], cwd)  # in a child it forks, or (one CPU) itself
-    assert "memsite.storage.readmodel.counter" in loaded or "bpe_openai._bindings" in loaded
+    assert "memsite.counting" in loaded or "bpe_openai._bindings" in loaded
     assert all(cl100k is not None for _, cl100k, _, _ in rows(store_root))
 
 

@@ -1,4 +1,4 @@
-"""The counting child (``readmodel.counter``): it loads the tokenizers while `compact` takes in
+"""The counting child (``memsite.counting``): it loads the tokenizers while `compact` takes in
 entries/, and its counts are the tokenizers' own; a child that cannot answer gives None and
 the caller counts the lines itself, so that the stored counts never depend on it."""
 
@@ -15,9 +15,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memsite import counting
 from memsite.core import tokens
+from memsite.counting import CountingChild
 from memsite.parallel import can_fork
-from memsite.storage.readmodel.counter import CountingChild
 from tests.conftest import Clock
 from tests.storage.readmodel.test_facade import open_memory
 from tests.storage.readmodel.test_views import real
@@ -180,3 +181,30 @@ def test_counting_leaves_the_markers_and_the_gate_as_compact_found_them(
     monkeypatch.setattr(trust, "_find", lambda *a: found.append("gate"))
     text = open_memory(store_root, clock).context()
     assert found == [] and "may conflict" in text
+
+
+def test_a_child_never_asked_is_killed_not_waited_for() -> None:
+    """It would first finish loading the tokenizers (~0.07 s) for nothing."""
+    child = CountingChild.start()
+    assert child is not None
+    child.close()
+    assert child.status is not None and os.WIFSIGNALED(child.status)
+    assert os.WTERMSIG(child.status) == signal.SIGKILL
+
+
+def test_an_asked_child_ends_on_its_own() -> None:
+    child = CountingChild.start()
+    assert child is not None
+    assert child.count(["- a fact\n"]) == tokens.count(["- a fact\n"])
+    assert child.status is not None and os.WIFEXITED(child.status)
+
+
+def test_a_prestarted_child_is_taken_once_and_dismissed_if_not() -> None:
+    counting.prestart()
+    child = counting.prestarted()
+    assert child is not None and counting.prestarted() is None
+    child.close()
+    counting.prestart()
+    pid = counting._early[0]._pid
+    counting.dismiss()
+    assert reaped(pid) and counting.prestarted() is None
