@@ -342,9 +342,9 @@ class Memory:
 
     def index_text(self, budget: int | None = None) -> str:
         """index.md as compaction writes it, within ``budget`` (default: the config's)."""
-        from memsite.memory import views
+        from memsite.memory.indexmd import index_text
 
-        return views.index_text(self, budget or self.config.budget)
+        return index_text(self, budget or self.config.budget)
 
     def index_within(
         self, characters: int, shown: Callable[[str], str], first_build: bool = True

@@ -10,7 +10,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from memsite.errors import InvalidInputError, StorageError
-from memsite.memory.views import _index_texts, ensure_fresh
+from memsite.memory.indexmd import _index_texts
+from memsite.memory.views import ensure_fresh
 
 if TYPE_CHECKING:
     from memsite.memory import Memory

@@ -8,7 +8,7 @@
   ``cache/prompted-<hash of the session>.marshal`` (derived: losing it only means a fact may
   be given again).
 - The gate, the validity windows and the markers apply as in `context`: the text is the index's
-  own rendering (``views._index_texts``), holding only these facts.
+  own rendering (``indexmd._index_texts``), holding only these facts.
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ _VERSION = 1  # of the session files' shape
 def prompt_facts(memory: Memory, prompt: str, session: str | None) -> dict[str, Any]:
     """``{"text", "ids"}``: the facts for this prompt (text "" when there are none)."""
     from memsite.core.budget import INDEX_HEADER
+    from memsite.memory.indexmd import _index_texts
     from memsite.memory.recall import relevant
-    from memsite.memory.views import _index_texts
 
     words = prompt[:PROMPT_CHARS]
     if not memory.config.enabled or not words.strip():

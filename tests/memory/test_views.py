@@ -106,7 +106,7 @@ def test_the_index_found_through_the_index_is_the_one_read_whole(
     """``Views.ranked`` streams (asked only for the facts the budget reaches) give index.md
     byte for byte as reading every fact's cost does: with low confidence, held back and
     expired facts left out, marked facts going last, exact counts or estimates, any budget."""
-    from memsite.memory import views
+    from memsite.memory import indexmd
 
     with tempfile.TemporaryDirectory() as tmp:
         root, _ = Store.init(Path(tmp) / ".memsite")
@@ -130,8 +130,8 @@ def test_the_index_found_through_the_index_is_the_one_read_whole(
         memory = Memory.open(str(root.root), {}, root.root.parent, Clock())
         if counted:
             memory.index().views.count_tokens()
-        ranked = views._ranked_text(memory, budget, flags)
-        whole = views._index_texts(memory, lambda render: render(budget), flags).text
+        ranked = indexmd._ranked_text(memory, budget, flags)
+        whole = indexmd._index_texts(memory, lambda render: render(budget), flags).text
         assert ranked == whole
         memory.index().close()
 
@@ -141,15 +141,15 @@ def test_many_facts_to_pass_over_read_every_cost_instead(
 ) -> None:
     """Above ``_SKIP_MAX`` held-back, expired or marked facts (a search each through the
     index) index.md is made from every fact's cost: the same text."""
-    from memsite.memory import views
+    from memsite.memory import indexmd
 
     memory = Memory.open(str(store_root), {}, store_root.parent, clock)
     memory.add("Always use pnpm", "conventions")
     stale = memory.add("Deploys run from main", "operations")["id"]
     flags = {stale: " (stale)"}
-    expected = views._index_texts(memory, lambda render: render(400), flags).text
-    assert views._ranked_text(memory, 400, flags) == expected
-    monkeypatch.setattr(views, "_SKIP_MAX", 0)
-    assert views._ranked_text(memory, 400, flags) is None
-    assert views.index_text(memory, 400, flags) == expected
+    expected = indexmd._index_texts(memory, lambda render: render(400), flags).text
+    assert indexmd._ranked_text(memory, 400, flags) == expected
+    monkeypatch.setattr(indexmd, "_SKIP_MAX", 0)
+    assert indexmd._ranked_text(memory, 400, flags) is None
+    assert indexmd.index_text(memory, 400, flags) == expected
     assert expected.index("Always use pnpm") < expected.index("Deploys run from main (stale)")
