@@ -26,6 +26,7 @@ from datetime import UTC, date, datetime
 from typing import TYPE_CHECKING, Any
 
 from memsite.core.entry import Entry
+from memsite.core.plain import Plain
 from memsite.core.schema import ACTIVE, DUPLICATE, OVERRIDDEN, RETIRED, STATUSES, SUPERSEDED
 
 if TYPE_CHECKING:
@@ -36,9 +37,9 @@ Edges = dict[str, list[str]]
 Reports = list[tuple[str, tuple[Any, ...]]]
 
 
-class Compaction:
+class Compaction(Plain):
     """The result of compaction: ordered entries with a status each, and what was found.
-    (A plain class: see ``Entry``.)"""
+    (A plain class: see ``core.plain``.)"""
 
     __slots__ = (
         "by_id",
@@ -50,6 +51,7 @@ class Compaction:
         "superseded_by",
         "winner",
     )
+    COMPARED = __slots__
 
     def __init__(
         self,

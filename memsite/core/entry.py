@@ -20,6 +20,7 @@ from typing import Any, NamedTuple
 
 from memsite.core.anchors import Anchor, read_anchors
 from memsite.core.ids import is_uuid
+from memsite.core.plain import Plain
 from memsite.core.schema import CHECKED_VALUES, CONFIDENCE_RANK, CONFIDENCES, SCHEMA_KEYS
 from memsite.core.text import NAME_RULE, has_surrogate, is_name, normalize, strings_of
 from memsite.errors import InvalidEntryFileError
@@ -57,15 +58,12 @@ _COMPARED = (
 _CARRIED = ("raw", "normalized", "suspect")
 
 
-class Entry:
+class Entry(Plain):
     """One fact as read from disk. ``raw`` is the on-disk object, unknown keys included.
-
-    A plain class rather than a dataclass: importing dataclasses (with inspect) costs ~9 ms,
-    a third of the interpreter's start, in every command an agent runs.
-    """
+    (A plain class, not a dataclass: see ``core.plain``.)"""
 
     __slots__ = _COMPARED + _CARRIED
-    __hash__ = None  # type: ignore[assignment]  # mutable (the derived fields), as before
+    COMPARED = _COMPARED
 
     def __init__(
         self,
@@ -101,19 +99,6 @@ class Entry:
         self.raw: Mapping[str, Any] = {} if raw is None else raw
         self.normalized = normalized or normalize(content)
         self.suspect = suspect
-
-    def _compared(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in _COMPARED)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, Entry)
-        return self._compared() == other._compared()
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _COMPARED)
-        return f"Entry({shown})"
 
     def replace(self, **changes: Any) -> Entry:
         """A copy with ``changes``; the derived fields are copied too, unless changed."""

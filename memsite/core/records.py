@@ -22,6 +22,7 @@ from typing import Any
 from memsite.core.anchors import Anchor, read_anchors
 from memsite.core.entry import AGENT_READ_MAX, format_created, parse_created
 from memsite.core.ids import is_uuid
+from memsite.core.plain import Plain
 from memsite.errors import InvalidEntryFileError
 
 VERIFY = "verify"
@@ -47,11 +48,11 @@ _COMPARED = (
 )
 
 
-class Record:
-    """One record file, read (frozen). A plain class rather than a dataclass, as ``Entry``
-    is: importing dataclasses costs ~9 ms in every command."""
+class Record(Plain):
+    """One record file, read (frozen; a plain class, not a dataclass: see ``core.plain``)."""
 
     __slots__ = (*_COMPARED, "raw")
+    COMPARED = _COMPARED
     id: str
     kind: str
     target: str
@@ -87,23 +88,10 @@ class Record:
         raise AttributeError(f"a Record is frozen: cannot set {name!r}")
 
     def __reduce__(self) -> tuple[type[Record], tuple[Any, ...]]:  # copies and pickles
-        return Record, (*self._compared(), self.raw)
+        return Record, (*self.compared(), self.raw)
 
-    def _compared(self) -> tuple[Any, ...]:
-        return tuple(getattr(self, name) for name in _COMPARED)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        assert isinstance(other, Record)
-        return self._compared() == other._compared()
-
-    def __hash__(self) -> int:
-        return hash(self._compared())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in _COMPARED)
-        return f"Record({shown})"
+    def __hash__(self) -> int:  # frozen: hashed as it is compared
+        return hash(self.compared())
 
     @property
     def short_id(self) -> str:

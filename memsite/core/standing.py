@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from memsite.core.anchors import RENAMED, Anchor, Located
 from memsite.core.entry import Entry, Window, is_day
+from memsite.core.plain import Plain
 from memsite.core.records import RELATE, VERIFY, Record
 
 if TYPE_CHECKING:  # the review's rules load only with the review (not on every `add`)
@@ -25,8 +26,8 @@ EXPIRED = "expired"  # past its valid_to
 UPCOMING = "upcoming"  # before its valid_from
 
 
-class Standing:
-    """What is known of one fact beyond its status. (A plain class: see ``Entry``.)"""
+class Standing(Plain):
+    """What is known of one fact beyond its status. (A plain class: see ``core.plain``.)"""
 
     __slots__ = (
         "anchors",
@@ -38,6 +39,7 @@ class Standing:
         "verified",
         "window",
     )
+    COMPARED = __slots__
 
     def __init__(
         self,
@@ -58,17 +60,6 @@ class Standing:
         self.window = window  # EXPIRED, UPCOMING, or None: it holds now (or has no window)
         self.valid_from = valid_from  # the window as the entry gives it
         self.valid_to = valid_to
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return all(getattr(self, name) == getattr(other, name) for name in self.__slots__)
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in self.__slots__)
-        return f"Standing({shown})"
 
     @property
     def drifted(self) -> bool:
