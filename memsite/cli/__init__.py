@@ -1,7 +1,8 @@
 """The `memsite` command line: each command calls memsite.memory, portal/ or runners/.
 
-Commands are click's (``memsite.cli.main``), but for the command lines agents run most
-(``context``, the session-start hook's, a plain ``add``), which run without click (``quick``).
+Commands are click's (``memsite.cli.main``), but for the command lines agents and git's hooks
+run most (``context``, the session-start hook's, a plain ``add``, ``compact``), which run
+without click (``quick``).
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 Every failure ends as one line ``Error: …`` on stderr (and ``{"error": …}`` on stdout with
 ``--json``): exit 2 for a malformed command line, 1 for everything else, never a traceback for
-a user error. ``main`` puts click's own errors around :func:`guarded`; the session-start hook's
-command (``quick``), which runs without click, uses it as it is, so that both fail alike.
+a user error. ``main`` puts click's own errors around :func:`guarded`; the commands ``quick``
+runs without click use it as it is, so that both fail alike.
 """
 
 from __future__ import annotations

@@ -73,10 +73,6 @@ class Compaction(Plain):
         self.categories = categories
         self.edges: dict[str, list[str]] = {} if edges is None else edges
 
-    def replace(self, **changes: Any) -> Compaction:
-        """A copy with ``changes``."""
-        return Compaction(**{**{name: getattr(self, name) for name in self.__slots__}, **changes})
-
     def active(self, category: str | None = None) -> list[Entry]:
         return [
             e

@@ -100,11 +100,6 @@ class Entry(Plain):
         self.normalized = normalized or normalize(content)
         self.suspect = suspect
 
-    def replace(self, **changes: Any) -> Entry:
-        """A copy with ``changes``; the derived fields are copied too, unless changed."""
-        fields = {name: getattr(self, name) for name in _COMPARED + _CARRIED}
-        return Entry(**{**fields, **changes})
-
     @property
     def window(self) -> Window:
         """When the fact holds in the world (checked when the file was read)."""

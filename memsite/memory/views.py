@@ -112,7 +112,7 @@ def _write_categories(
     _, everything, dirty = index.views.dirty()
     full = full or everything
     configured = list(memory.config.categories)
-    now = _view_stats(store, _view_names(configured)[1:])
+    now = _view_stats(store, [f"compacted/{c}.md" for c in configured])
     chosen = [
         c
         for c in configured
@@ -180,8 +180,9 @@ def compact(memory: Memory, full: bool = False, *, count: bool = True) -> dict[s
         marked = not same_base or any(
             saved.get(k) != stamp[k] for k in ("markers", "flagged", "trust")
         )
+        whole = full or not same_base  # every view written again
         try:
-            written, removed = _write_categories(memory, full or not same_base, known)
+            written, removed = _write_categories(memory, whole, known)
             pruned, temporaries = _cleaned(memory, index)
         except OSError as exc:
             raise _unwritable(store, exc) from None
@@ -190,9 +191,7 @@ def compact(memory: Memory, full: bool = False, *, count: bool = True) -> dict[s
         if count:
             index.views.count_tokens(child)
     try:
-        written_index, generation = _write_index(
-            memory, full or not same_base, known, flags, marked
-        )
+        written_index, generation = _write_index(memory, whole, known, flags, marked)
         index.views.written(generation)
         views = _view_stats(store, _view_names(memory.config.categories))
         memory.model.caches.save_state(
