@@ -53,4 +53,5 @@ class Redactor:
             key=None if entry.key is None else text(entry.key, full),
             reason=None if entry.reason is None else text(entry.reason, full),
             raw=self.value(dict(entry.raw), full),
+            normalized="",  # made again from the redacted content, never kept from the original
         )

@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from memsite.core.entry import Entry, entry_from_object
 from memsite.core.secrets import redact
+from memsite.core.text import normalize
 from memsite.portal.redact import Redactor
 from tests.conftest import make_entry
 
@@ -60,6 +61,9 @@ def test_every_string_of_a_suspect_entry_is_redacted(full: bool) -> None:
     }
     assert (out.id, out.filename, out.created) == (suspect.id, suspect.filename, suspect.created)
     assert GITHUB in suspect.content  # the entry given is left as it was
+    # What is derived from the content is made again from the redacted text, never copied.
+    assert out.normalized == normalize(out.content)
+    assert GITHUB.lower() not in out.normalized and GITHUB.lower() in suspect.normalized
 
 
 def test_flagged_entries_get_the_full_scan() -> None:
