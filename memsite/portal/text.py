@@ -20,7 +20,11 @@ from memsite.core.text import one_line
 _CODE_RE = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.DOTALL)
 _URL_RE = re.compile(r"\bhttps?://[^\s<>\"'`\x00-\x1f\x7f]+", re.IGNORECASE)
 _TRAILING = ".,;:!?'\")]}*_~"
-_TITLE_SWAP = str.maketrans({"<": "‹", ">": "›", '"': "”", "'": "’", "&": "＆", "`": ""})
+# What a title swaps, one replace() each: str.translate with a table that maps to other than
+# ASCII goes character by character through the table (~12 µs a fact's text with a quote in
+# it, against ~0.5 µs; a build titles every fact). No replacement holds a character replaced
+# after it, so the order does not matter.
+_TITLE_SWAPS = (("<", "‹"), (">", "›"), ('"', "”"), ("'", "’"), ("&", "＆"), ("`", ""))
 
 
 def _trim_url(url: str) -> str:
@@ -77,7 +81,9 @@ def safe_title(text: str, width: int = 80) -> str:
     The characters that could start markup or end an attribute are swapped for look-alikes,
     so the label is the same escaped or not and survives any theme's handling of titles.
     """
-    line = plain_text(text.translate(_TITLE_SWAP))
+    for markup, look_alike in _TITLE_SWAPS:
+        text = text.replace(markup, look_alike)
+    line = plain_text(text)
     if len(line) > width:
         cut = line[: width - 1]
         space = cut.rfind(" ")

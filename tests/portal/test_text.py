@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from memsite.portal.text import (
     HEADING_WIDTH,
@@ -70,6 +72,17 @@ def test_render_text_never_emits_other_tags() -> None:
 )
 def test_safe_title(text: str, title: str) -> None:
     assert safe_title(text) == title
+
+
+_SWAP = str.maketrans({"<": "‹", ">": "›", '"': "”", "'": "’", "&": "＆", "`": ""})
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from("<>\"'&` \n\tab‹›”’＆é") | st.characters(), max_size=200))
+def test_safe_title_swaps_every_markup_character_for_its_look_alike(text: str) -> None:
+    title = safe_title(text, width=1000)
+    assert title == (plain_text(text.translate(_SWAP)) or "(empty)")
+    assert not set(title) & set("<>\"'&`")
 
 
 def test_safe_title_shortens_on_a_word_boundary() -> None:
