@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from hypothesis import given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from memsite.core.text import (
@@ -104,6 +104,28 @@ def test_printable_leaves_nothing_a_terminal_obeys(text: str) -> None:
     shown = printable(text)
     assert not any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in shown)
     assert printable(shown) == shown
+
+
+_MIXED = st.text(
+    alphabet=st.sampled_from("ab é日\n\t\x00\x1b\x7f\x85\x9f\u061c\u200e\u202e\u2069\\[]^-")
+    | st.characters(),
+    min_size=1,
+    max_size=60,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(_MIXED, st.integers(min_value=1, max_value=300))
+@example("é\x1b[31m\u202e\n\t\x85", 400)
+def test_long_text_is_cleaned_as_the_tables_say(piece: str, times: int) -> None:
+    """Long text that is not ASCII goes through a regex (str.translate is slow on it): the
+    same result as the tables, for short and long text alike."""
+    from memsite.core import text as rules
+
+    text = piece * times
+    for multiline, table in ((False, rules._STRIP_INLINE), (True, rules._STRIP_BLOCK)):
+        assert printable(text, multiline=multiline) == text.translate(table)
+    assert json_safe(text) == text.translate(rules._JSON_UNSAFE)
 
 
 def test_json_safe_escapes_what_json_leaves_raw() -> None:
