@@ -36,7 +36,6 @@ import dataclasses
 import gc
 import os
 import shutil
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,13 +54,12 @@ from memsite.portal.render import Renderer
 from memsite.portal.reuse import SURVEY
 from memsite.portal.searchpatch import write_index
 from memsite.portal.site import MARKER, Site
+from memsite.portal.swap import MARKER_TEXT, Stage, silent, staging_dir, swap_in
 
 if TYPE_CHECKING:
     from memsite.memory import Later, Memory
 
-MARKER_TEXT = "Built by memsite (`memsite build`); the folder is replaced on every build.\n"
 Progress = Callable[[int, int], None]
-Stage = Callable[[str], None]  # a line saying what the build does now ("Search index…")
 
 
 def prepare_site_dir(site_dir: Path) -> bool:
@@ -250,7 +248,7 @@ def build_site(
 
     if strict:
         refuse_markup(memory)
-    steps = _Steps(progress, stage or _silent, parallel, cache or PortalCache())
+    steps = _Steps(progress, stage or silent, parallel, cache or PortalCache())
     if reuse is None:
         return _build(memory, site_dir, strict, site_url, steps, swap, None, clean)
     with state.locked(memory, site_dir) as held:
@@ -302,7 +300,7 @@ def _build(
         if reuse:  # the marker names this build, for the next to go on from
             (into / MARKER).write_text(MARKER_TEXT + line, "utf-8")
         if into != site_dir:
-            swap_in(into, site_dir)
+            swap_in(into, site_dir, steps.stage)
     except BaseException:
         if into != site_dir:
             shutil.rmtree(into, ignore_errors=True)
@@ -311,10 +309,6 @@ def _build(
         listing = site.listing if into == site_dir else None
         state.save(memory, site_dir, site.state(), listing, line.strip())
     return site, portal, dataclasses.replace(result, site_dir=site_dir)
-
-
-def _silent(text: str) -> None:
-    """No stage lines."""
 
 
 @dataclass
@@ -384,67 +378,3 @@ def _entry_files(memory: Memory) -> int:
 def _releases(portal: Portal) -> int:
     """The release pages' count: their list, and each release's first page."""
     return len(portal.releases) + 1 if portal.releases else 0
-
-
-_STAGING = ".building-"
-
-
-def staging_dir(site_dir: Path) -> Path:
-    """A new folder beside ``site_dir`` (same file system: the swap is a rename) for a build
-    to fill; those a killed build left behind go first (their process is gone)."""
-    prefix = f".{site_dir.name}{_STAGING}"
-    with contextlib.suppress(OSError):
-        for old in site_dir.parent.iterdir():
-            pid = old.name.removeprefix(prefix).split("-")[0]
-            if old.name.startswith(prefix) and pid.isdigit() and not _alive(int(pid)):
-                shutil.rmtree(old, ignore_errors=True)
-    staging = site_dir.parent / f"{prefix}{os.getpid()}-{os.urandom(4).hex()}"
-    try:
-        staging.mkdir()
-        (staging / MARKER).write_text(MARKER_TEXT, encoding="utf-8")
-    except OSError as exc:
-        raise MemsiteError(
-            f"cannot write the site beside {site_dir}: {exc.strerror}; choose another --site-dir"
-        ) from None
-    return staging
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
-
-
-def swap_in(staging: Path, site_dir: Path) -> None:
-    """Put the finished ``staging`` where ``site_dir`` is: in one step where the system can
-    exchange two names (Linux's renameat2), else by two renames a moment apart; the earlier
-    site is removed afterwards."""
-    if not site_dir.exists():
-        os.rename(staging, site_dir)
-        return
-    if not _exchange(staging, site_dir):
-        aside = staging.with_name(staging.name + "-old")
-        os.rename(site_dir, aside)
-        os.rename(staging, site_dir)
-        staging = aside
-    shutil.rmtree(staging, ignore_errors=True)  # the earlier site, now under the staging name
-
-
-def _exchange(a: Path, b: Path) -> bool:
-    if not sys.platform.startswith("linux"):
-        return False
-    import ctypes
-
-    try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        done = libc.renameat2(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), 2)
-    except (AttributeError, OSError):
-        return False  # no renameat2 in this C library
-    return bool(done == 0)
-
-
-_AT_FDCWD = -100  # the working directory, for the *at() calls (paths here are absolute)

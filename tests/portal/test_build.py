@@ -268,6 +268,12 @@ def test_long_builds_say_each_step_and_count_pages(runner: Invoke, tmp_path: Pat
     for flag in ("--json", "--quiet"):
         quiet = runner("--store", str(store), "build", "--site-dir", str(tmp_path / "site"), flag)
         assert quiet.exit_code == 0 and quiet.stderr == ""
+    # --clean builds beside the last site and removes it once the new one is in: said last
+    clean = runner("--store", str(store), "build", "--clean", "--site-dir", str(tmp_path / "site"))
+    assert clean.exit_code == 0, clean.stderr
+    assert clean.stderr.splitlines()[-2:] == [lines[-1], "Removing the earlier site…"]
+    assert (tmp_path / "site" / "index.html").is_file()
+    assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".site.building-")]
 
 
 def test_llms_txt_counts_findings_in_words(tmp_path: Path) -> None:
