@@ -96,6 +96,7 @@ def _category_groups(memory: Memory, category: str) -> Walk:
     budget = memory.config.budget
     rows = memory.index().entries.active_in_order(category)
     facts: list[tuple[str, str, int]] = []  # id, normalized text, cost
+    assertions = []  # each fact's, made once: a round reads on from the last
     read: list[int] = []
     groups: list[tuple[str, ...]] = []
     target, more = budget, True
@@ -109,10 +110,11 @@ def _category_groups(memory: Memory, category: str) -> Walk:
             entry = row.entry()
             read.append(row.n)
             facts.append((entry.id, entry.normalized, estimate_tokens(entry.content)))
+            assertions.append(assertion_of(entry.id, entry.normalized))
             spent += facts[-1][2]
         walked = {entry_id for entry_id, _, _ in facts}
         quiet = set(_relations(memory, walked))
-        groups = conflict_groups([assertion_of(i, text) for i, text, _ in facts], quiet)
+        groups = conflict_groups(assertions, quiet)
         marked = {entry_id for group in groups for entry_id in group}
         target = budget + sum(cost for i, _, cost in facts if i in marked)
         if not more or spent >= target:
