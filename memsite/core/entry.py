@@ -100,6 +100,14 @@ class Entry(Plain):
         self.normalized = normalized or normalize(content)
         self.suspect = suspect
 
+    def replace(self, **changes: Any) -> Entry:
+        """A copy with ``changes`` (``Plain.replace``); a new ``content`` gets its
+        ``normalized`` text made again, never the old one's (which redaction would leave
+        holding the secret)."""
+        if "content" in changes:
+            changes.setdefault("normalized", "")
+        return super().replace(**changes)
+
     @property
     def window(self) -> Window:
         """When the fact holds in the world (checked when the file was read)."""

@@ -53,5 +53,4 @@ class Redactor:
             key=None if entry.key is None else text(entry.key, full),
             reason=None if entry.reason is None else text(entry.reason, full),
             raw=self.value(dict(entry.raw), full),
-            normalized="",  # made again from the redacted content, never kept from the original
         )
