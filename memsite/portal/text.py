@@ -10,6 +10,7 @@ inert whatever a theme does with it (raw insertion, ``striptags``, attributes).
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from html import escape
 
 from markupsafe import Markup
@@ -160,6 +161,9 @@ def _words(tokens: list[str]) -> int:
     return sum(1 for token in tokens if not token.isspace())
 
 
+# Every page of a supersession chain shows each of its diffs: remembered, a build makes each
+# once (at 10k generated entries 1,583 diffs, asked for 5,174 times; ~0.23 ms each).
+@lru_cache(maxsize=32768)
 def word_diff(old: str, new: str) -> Markup:
     """What changed from ``old`` to ``new``: removed words in ``<del>``, added ones in
     ``<ins>`` (code spans and links rendered as in :func:`render_text`); when most words
