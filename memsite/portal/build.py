@@ -18,8 +18,8 @@ parent holds little.
 4. :func:`write_shared`: what goes through every view, while the findings are made on the
    other core: the search index (each file written as it is made), the tag pages, the
    category, month and other pages, and the raw files (``outputs``);
-5. :func:`write_entry_pages`: the entry pages, half of them in a forked worker that touches
-   only its own entries' views;
+5. :func:`write_entry_pages`: the entry pages, a chunk at a time, by this process and a
+   forked worker that touches only its own chunks' views;
 6. :func:`write_findings`: once the findings are in, the home and review pages and
    ``llms.txt``, which show them. Should the full secret scan redact an entry differently
    from the quick one, everything that shows it is written again;
@@ -36,7 +36,7 @@ import dataclasses
 import gc
 import os
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -109,44 +109,66 @@ class BuildResult:
     releases: int = 0  # the releases shown (``build --releases``)
 
 
-def _write_chunk(
-    site: Site, portal: Portal, ids: Sequence[str], counter: Any, forked: bool
+# Entry pages a process takes at a time: both take the next chunk as they finish one, so
+# neither waits on the other at the end (a fixed half each left one core idle for seconds
+# at 100k, the worker being slowed by the findings' worker).
+CHUNK = 250
+
+
+def _chunks(ids: Sequence[str], taken: Any) -> Iterator[Sequence[str]]:
+    """The chunks of ``ids`` this process takes, ``taken`` (a shared, locked counter) being
+    where the next one starts."""
+    while True:
+        with taken.get_lock():
+            start = taken.value
+            taken.value = start + CHUNK
+        if start >= len(ids):
+            return
+        yield ids[start : start + CHUNK]
+
+
+def _write_chunks(
+    site: Site, portal: Portal, ids: Sequence[str], taken: Any, counter: Any
 ) -> dict[str, bytes]:
-    """The worker's share of the entry pages (``forked``: in a child of its own); the key of
-    each page, for the parent to remember."""
+    """The forked worker's share of the entry pages: the chunks it takes; the key of each
+    page it wrote, for the parent to remember."""
 
     def tick(n: int) -> None:
         counter.value += n
 
     # Should the findings' worker still be running, this one yields to it (and to the parent):
-    # the findings' worker, with all it holds, is then gone sooner.
-    # Only a forked child: run inline (no fork, as in serve) it would lower this process's
-    # priority for good, and a serve or a test session would go on at nice 10.
-    if forked:
-        with contextlib.suppress(OSError):
-            os.nice(10)
-    site.write_entries(portal, ids, tick)
-    return {rel: site.written[rel] for rel in (f"entries/{i}/index.html" for i in ids)}
+    # the findings' worker, with all it holds, is then gone sooner. (Only ever in a child:
+    # inline it would lower the priority of a serve or a test session for good.)
+    with contextlib.suppress(OSError):
+        os.nice(10)
+    mine: list[str] = []
+    for chunk in _chunks(ids, taken):
+        site.write_entries(portal, chunk, tick)
+        mine += chunk
+    return {rel: site.written[rel] for rel in (f"entries/{i}/index.html" for i in mine)}
 
 
 def write_entry_pages(site: Site, portal: Portal, fork: bool, progress: Progress | None) -> None:
-    """Step 5: every entry page, half of them in a forked worker when there are enough."""
+    """Step 5: every entry page, taken a chunk at a time by this process and, when there
+    are enough, a forked worker."""
     import multiprocessing
 
     ids = [e.id for e in portal.entries]
     total = len(ids)
-    counter = multiprocessing.get_context().Value("q", 0, lock=False)
-    half = total // 2 if fork and total >= 400 else 0
-    forked = freeze_for_fork(fork)
-    worker = Task(_write_chunk, site, portal, ids[:half], counter, forked, fork=forked)
+    context = multiprocessing.get_context()
+    counter = context.Value("q", 0, lock=False)
+    taken = context.Value("q", 0)
+    forked = freeze_for_fork(fork and total >= 400)
+    worker = Task(_write_chunks, site, portal, ids, taken, counter) if forked else None
 
     def tick(n: int) -> None:
         counter.value += n
         if progress is not None:
             progress(min(counter.value, total), total)
 
-    site.write_entries(portal, ids[half:], tick)
-    keys = worker.result()  # the worker's pages: remembered for later updates
+    for chunk in _chunks(ids, taken):
+        site.write_entries(portal, chunk, tick)
+    keys = worker.result() if worker is not None else {}  # remembered for later updates
     site.written.update(keys)
     site.touched.update(keys)
     if progress is not None:

@@ -246,6 +246,34 @@ def test_serial_and_parallel_builds_agree(tmp_path: Path, parallel: bool) -> Non
         assert path.read_bytes() == (reference.site / rel).read_bytes()
 
 
+def test_entry_pages_shared_with_the_worker_are_all_written_and_remembered(
+    tmp_path: Path,
+) -> None:
+    """Over 400 entries, this process and a forked worker take the entry pages a chunk at a
+    time: every page is written as a serial build writes it, and the site remembers the key
+    of each (those the worker wrote too), so an update rewrites none of them."""
+    import sys
+
+    from memsite.memory import Memory
+    from memsite.portal.build import CHUNK, build_site
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from gen_store import generate
+
+    store = generate(3 * CHUNK + 17, tmp_path / "big")
+    made = {}
+    for parallel in (True, False):
+        memory = Memory.open(str(store), {}, store.parent)
+        site, portal, _ = build_site(memory, tmp_path / str(parallel), parallel=parallel)
+        made[parallel] = site
+    pages = [f"entries/{e.id}/index.html" for e in portal.entries]
+    assert len(pages) > 400
+    for rel in pages:
+        assert made[True].written[rel] == made[False].written[rel], rel
+        assert (tmp_path / "True" / rel).read_bytes() == (tmp_path / "False" / rel).read_bytes()
+    assert made[True].update(portal) == 0
+
+
 @pytest.mark.slow
 def test_long_builds_say_each_step_and_count_pages(runner: Invoke, tmp_path: Path) -> None:
     import sys
