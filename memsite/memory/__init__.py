@@ -21,6 +21,8 @@ from memsite.memory.state import Known, ReadModel, State
 from memsite.storage.layout import Store
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from memsite.core.entry import Entry
     from memsite.core.review import Finding
     from memsite.memory.asof import Point
@@ -36,6 +38,7 @@ __all__ = [
     "State",
     "Store",
     "clock",
+    "provenance_ahead",
     "recover_cache",
     "repository",
     "session_name",
@@ -70,6 +73,14 @@ def store_place(explicit: str | None, cwd: Path) -> tuple[Path, Path]:
 
     root = store_root(explicit, cwd).resolve()
     return root, project_top(nearest_folder(root))
+
+
+def provenance_ahead(memory: Memory) -> AbstractContextManager[None]:
+    """Around a command that shows every fact's provenance (a build): git's part of it
+    started ahead, to run meanwhile (``memory.trust.provenance_ahead``)."""
+    from memsite.memory.trust import provenance_ahead as ahead
+
+    return ahead(memory)
 
 
 def recover_cache(memory: Memory, exc: BaseException) -> bool:

@@ -13,10 +13,11 @@ new fact is scanned and only the facts that may be held back are read.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -220,20 +221,46 @@ def _find(memory: Memory, key: tuple[Any, ...]) -> Trust:
 def provenance(memory: Memory, names: list[str]) -> dict[str, Added]:
     """Entry file name → the commit that added it, for ``names`` (one ``git log`` for the
     whole store, kept in ``cache/provenance.sqlite3`` while HEAD and the git index stay)."""
-    from memsite.errors import StorageError
     from memsite.storage.provenance import added, lookup_added
 
     key = _git_key(memory)
     if key == ("none",):
         return {}
     store = memory.store.origin
+    if not _cached(memory):
+        found = added(store.entries_dir)
+        return {n: found[n] for n in names if n in found}
+    return lookup_added(store.provenance_db, key, names, store.entries_dir, store.home())
+
+
+def _cached(memory: Memory) -> bool:
+    """May the provenance cache be written (no link on its way)?"""
+    from memsite.errors import StorageError
+
+    store = memory.store.origin
     try:
         store.writable(store.cache_dir, children=True)
         store.writable(store.provenance_db)
     except StorageError:
-        found = added(store.entries_dir)
-        return {n: found[n] for n in names if n in found}
-    return lookup_added(store.provenance_db, key, names, store.entries_dir, store.home())
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def provenance_ahead(memory: Memory) -> Iterator[None]:
+    """Around a command that asks :func:`provenance` of every fact (a build): when the
+    clone has no provenance cache yet, the whole history's ``git log`` is started on entry,
+    to run while the command reads the store (``provenance.log_ahead``), and ended on exit
+    if nothing took it."""
+    from memsite.storage.provenance import log_ahead, stop_ahead
+
+    store = memory.store.origin
+    if _git_key(memory) != ("none",) and _cached(memory):
+        log_ahead(store.provenance_db, store.entries_dir)
+    try:
+        yield
+    finally:
+        stop_ahead(store.entries_dir)
 
 
 def fields_of(

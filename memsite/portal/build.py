@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 from memsite.core.review import Finding
 from memsite.core.siteconfig import markup_problems
 from memsite.errors import ConfigError, MemsiteError
+from memsite.memory import provenance_ahead
 from memsite.parallel import Task, can_fork, freeze_for_fork
 from memsite.portal.cache import PortalCache
 from memsite.portal.derive import full_scan_changes, with_findings
@@ -271,22 +272,25 @@ def build_site(
     if strict:
         refuse_markup(memory)
     steps = _Steps(progress, stage or silent, parallel, cache or PortalCache())
-    if reuse is None:
-        return _build(memory, site_dir, strict, site_url, steps, swap, None, clean)
-    with state.locked(memory, site_dir) as held:
-        if held is False:
-            raise MemsiteError(
-                f"another memsite build into {site_dir} is running: wait for it to finish, "
-                "or build into another --site-dir"
-            )
-        if held is None and not clean:  # no lock here, so no state either
-            reuse(
-                f"builds into {site_dir} cannot take turns here (no file locks, or "
-                f"{memory.store.relative(memory.store.cache_dir)} cannot be written): "
-                "building the whole site"
-            )
-        going_on = reuse if held else None
-        return _build(memory, site_dir, strict, site_url, steps, swap, going_on, clean)
+    # Git's part of every fact's provenance (in a clone's first build, the history's log)
+    # runs meanwhile, on the core that reading the store leaves idle.
+    with provenance_ahead(memory):
+        if reuse is None:
+            return _build(memory, site_dir, strict, site_url, steps, swap, None, clean)
+        with state.locked(memory, site_dir) as held:
+            if held is False:
+                raise MemsiteError(
+                    f"another memsite build into {site_dir} is running: wait for it to finish, "
+                    "or build into another --site-dir"
+                )
+            if held is None and not clean:  # no lock here, so no state either
+                reuse(
+                    f"builds into {site_dir} cannot take turns here (no file locks, or "
+                    f"{memory.store.relative(memory.store.cache_dir)} cannot be written): "
+                    "building the whole site"
+                )
+            going_on = reuse if held else None
+            return _build(memory, site_dir, strict, site_url, steps, swap, going_on, clean)
 
 
 def _build(

@@ -225,15 +225,78 @@ def added(folder: Path) -> dict[str, Added]:
     return _log(folder, "HEAD") or {}
 
 
+_LOG_ARGS = (
+    *("-c", "core.quotePath=false", "log", "--diff-filter=A", "--no-renames"),
+    *("--relative", "--name-only", "--format=%x00%H%x1f%an%x1f%ae%x1f%aI%x1f%G?"),
+)
+# The whole history's log started by :func:`log_ahead`: folder → (the commit it logs, the
+# process that started it, git's process, the file its output goes to).
+_AHEAD: dict[str, tuple[str, int, Any, Any]] = {}
+
+
+def log_ahead(path: Path, folder: Path) -> None:
+    """Start the ``git log`` of HEAD's whole history now, in the background, when there is no
+    cache at ``path`` at all (a clone's first command, a CI build: at 100k files and 36
+    commits git takes ~4.5 s, which then runs while the caller does other work). The next
+    :func:`_log` of that commit takes its output; :func:`stop_ahead` ends it if none did."""
+    import subprocess
+    import tempfile
+
+    if path.exists() or str(folder) in _AHEAD:
+        return
+    head = (_answer(folder, "rev-parse", "-q", "--verify", "HEAD^{commit}") or "").strip()
+    if not head:
+        return
+    out = tempfile.TemporaryFile()  # noqa: SIM115 - closed by _taken or stop_ahead
+    try:
+        process = subprocess.Popen(
+            ["git", *_LOG_ARGS, head, "--", "."],
+            cwd=folder,
+            stdout=out,
+            stderr=subprocess.DEVNULL,
+            stdin=subprocess.DEVNULL,
+        )
+    except OSError:
+        out.close()
+        return
+    _AHEAD[str(folder)] = (head, os.getpid(), process, out)
+
+
+def stop_ahead(folder: Path) -> None:
+    """End the log :func:`log_ahead` started for ``folder`` if nothing took it."""
+    found = _AHEAD.pop(str(folder), None)
+    if found is not None and found[1] == os.getpid():
+        _, _, process, out = found
+        process.kill()
+        process.wait()
+        out.close()
+
+
+def _taken(folder: Path, revisions: str) -> str | None:
+    """The output of the log started ahead for ``folder``, if it logs ``revisions`` and git
+    succeeded (else None, and the log is ended)."""
+    found = _AHEAD.get(str(folder))
+    if found is None or found[1] != os.getpid():
+        return None
+    if found[0] != revisions:
+        stop_ahead(folder)
+        return None
+    del _AHEAD[str(folder)]
+    _, _, process, out = found
+    with out:
+        if process.wait() != 0:
+            return None
+        out.seek(0)
+        data: str = out.read().decode("utf-8", errors="replace")
+    return data.replace("\r\n", "\n").replace("\r", "\n")  # as text=True reads it
+
+
 def _log(folder: Path, revisions: str) -> dict[str, Added] | None:
     """:func:`added` for the history of ``revisions`` (a commit, or ``OLD..NEW``: the commits
     since OLD); None when git fails."""
-    text = _answer(
-        folder,
-        *("-c", "core.quotePath=false", "log", "--diff-filter=A", "--no-renames"),
-        *("--relative", "--name-only", "--format=%x00%H%x1f%an%x1f%ae%x1f%aI%x1f%G?"),
-        *(revisions, "--", "."),
-    )
+    text = _taken(folder, revisions)
+    if text is None:
+        text = _answer(folder, *_LOG_ARGS, revisions, "--", ".")
     if text is None:
         return None
     found: dict[str, Added] = {}

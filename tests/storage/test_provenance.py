@@ -143,3 +143,37 @@ def test_a_crafted_cached_head_is_never_passed_to_git(
     found = p.lookup_added(db, ("k", 2), ["a.json", "b.json"], entries, "home")
     assert found == p.added(entries) and set(found) == {"a.json", "b.json"}
     assert not (clone / "mem" / "entries" / "planted").exists()
+
+
+def test_a_log_started_ahead_is_the_one_the_lookup_reads(
+    clone: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With no cache yet, :func:`log_ahead` starts the whole history's log; the lookup then
+    reads its output (git is not asked for a log again) and answers as one ``git log`` does."""
+    entries = clone / "mem" / "entries"
+    (entries / "b.json").write_text("{}\n")
+    commit(clone, "Bob", "b")
+    expected = p.added(entries)
+    db = tmp_path / "provenance.sqlite3"
+    p.log_ahead(db, entries)
+    started = p._AHEAD[str(entries)][2]
+    asked: list[tuple[str, ...]] = []
+    answer = p._answer
+    monkeypatch.setattr(p, "_answer", lambda top, *args: asked.append(args) or answer(top, *args))
+    assert p.lookup_added(db, ("k", 1), ["a.json", "b.json"], entries, "home") == expected
+    assert not [args for args in asked if "log" in args]
+    assert started.returncode == 0 and str(entries) not in p._AHEAD
+    p.log_ahead(db, entries)  # the cache is there now: nothing to start
+    assert str(entries) not in p._AHEAD
+
+
+def test_a_log_started_ahead_and_not_taken_is_ended(clone: Path, tmp_path: Path) -> None:
+    entries = clone / "mem" / "entries"
+    p.log_ahead(tmp_path / "provenance.sqlite3", entries)
+    started = p._AHEAD[str(entries)][2]
+    p.stop_ahead(entries)
+    assert started.returncode is not None and str(entries) not in p._AHEAD
+    p.log_ahead(tmp_path / "provenance.sqlite3", entries)
+    started = p._AHEAD[str(entries)][2]
+    assert set(p.added(entries)) == {"a.json"}  # a log of other revisions ends it
+    assert started.returncode is not None and str(entries) not in p._AHEAD
