@@ -13,7 +13,7 @@ pair).
 Listing every pair is quadratic where many facts are near-identical (4,000 copies of one
 sentence with one number changed are 8M pairs: `review` took 355 s), so `review` asks for the
 *groups* pairs join (:func:`similar_groups`): the same candidates, joined as they are found,
-with the work a set costs bounded. Those 4,000 facts group in 0.3 s; at 100k generated
+with the work a set costs bounded. Those 4,000 facts group in 0.4 s; at 100k generated
 entries the groups are exactly the components of the pairs, found in about the pairs' time
 (benchmarks/bench_near_dups.py).
 """
@@ -124,11 +124,14 @@ def similar_groups(
     the pairs :func:`similar_pairs` finds and ``joins(a, b)`` accepts, each sorted, sorted.
 
     The candidates are :func:`similar_pairs`' and the pairs are joined as they are found
-    (union-find), with two rules that keep the work near linear in the number of sets:
+    (union-find), with two rules:
 
-    1. A candidate already in the set's group is not compared (the pair adds nothing):
-       near-identical facts, all one group, cost one comparison each, not one for each
-       earlier fact.
+    1. A similar candidate already in the set's group is not joined again, and ``joins``
+       is not asked of it (the pair adds nothing). Every candidate is measured, in one
+       comprehension, and only the similar ones are walked: nearly all fall short (2.7M of
+       the 2.7M candidates of one category's subjects at 100k generated entries), and
+       that is 7–11 % faster there than looking up each candidate's group first (4,000
+       near-identical facts take 0.4 s instead of 0.27 s).
     2. Once a similarity group (the groups of the similar pairs, whatever ``joins`` says)
        has more than ``cap`` sets, each token keeps only the latest ``cap`` sets indexed into
        it since (by the group's root at the time), as PPJoin's other postings are kept.
@@ -142,27 +145,34 @@ def similar_groups(
     similarity group has more than ``cap`` sets, the groups are exactly the components.
     """
     join = _Join(items, threshold, cap)
-    near = _Components(len(join.prepared))
-    joined = near if joins is None else _Components(len(join.prepared))
+    prepared, sizes, candidates = join.prepared, join.sizes, join.candidates
+    sets = [p[2] for p in prepared]
+    near = _Components(len(prepared))
+    joined = near if joins is None else _Components(len(prepared))
     parent = joined.parent
-    for position, (size, item_id, tokens, _) in enumerate(join.prepared):
+    for position, (size, item_id, tokens, _) in enumerate(prepared):
+        # Nearly every candidate falls short (at 100k generated entries, 2.7M of 2.7M in one
+        # category's subjects): all are measured in one comprehension, and only the similar
+        # ones are walked, in the order met.
+        similar = [
+            other
+            for other in candidates(position)
+            if (shared := len(tokens & sets[other])) / (size + sizes[other] - shared) >= threshold
+        ]
         mine = position  # the root of its group in ``joined``
-        for other in join.candidates(position):
+        for other in similar:
             top = parent[other]
             if parent[top] != top:
                 top = joined.root(other)
             if top == mine:
                 continue  # one group already: the pair adds nothing
-            other_size, other_id, other_tokens, _ = join.prepared[other]
-            shared = len(tokens & other_tokens)
-            if shared / (size + other_size - shared) >= threshold:
-                near.union(position, other)
-                if joins is not None and joins(item_id, other_id):
-                    joined.union(position, other)
-                mine = joined.root(position)
+            near.union(position, other)
+            if joins is not None and joins(item_id, prepared[other][1]):
+                joined.union(position, other)
+            mine = joined.root(position)
         root = near.root(position)
         join.add(position, root if near.size[root] > cap else -1)
-    return joined.groups([p[1] for p in join.prepared])
+    return joined.groups([p[1] for p in prepared])
 
 
 class _Join:
