@@ -118,8 +118,12 @@ def _compatible(name: str, names: frozenset[str]) -> bool:
         return True
     if not name[-1].isdigit():
         return False
+    dotted, size = name + ".", len(name)
     for other in names:
-        if other == name or other.startswith(name + ".") or name.startswith(other + "."):
+        if other.startswith(dotted):
+            return True
+        cut = len(other)
+        if cut < size and name[cut] == "." and name.startswith(other):
             return True
     return False
 
