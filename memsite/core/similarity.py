@@ -157,9 +157,7 @@ def similar_groups(
     joined = near if joins is None else _Components(len(prepared))
     parent = joined.parent
     for position, (size, item_id, tokens, _) in enumerate(prepared):
-        # Nearly every candidate falls short (at 100k generated entries, 2.7M of 2.7M in one
-        # category's subjects): all are measured in one comprehension, and only the similar
-        # ones are walked, in the order met.
+        # Rule 1: all measured at once, only the similar ones walked, in the order met.
         similar = [
             other
             for other in candidates(position)
