@@ -419,7 +419,9 @@ def test_a_build_killed_at_any_point_leaves_nothing_trusted(tmp_path: Path) -> N
     site = tmp_path / "site"
     command = [sys.executable, "-m", "memsite", "--store", str(store), "build"]
     command += ["--site-dir", str(site), "--quiet"]
-    env = clean_env()
+    scratch = tmp_path / "tmp"  # a killed build cannot remove its scratch folders: kept here
+    scratch.mkdir()
+    env = {**clean_env(), "TMPDIR": str(scratch)}
     subprocess.run(command, env=env, check=True, capture_output=True)
     started = time.perf_counter()
     subprocess.run(command, env=env, check=True, capture_output=True)
